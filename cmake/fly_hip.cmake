@@ -40,8 +40,14 @@ if(FLY_HIP_ENABLED)
     COMMENT "Writing oclc_isa_version_942.bc from the gfx940 bitcode")
   add_custom_target(fly_hip_bitcode DEPENDS ${_isa942})
   set(FLY_HIP_FLAGS -x hip --offload-arch=${FLY_HIP_ARCH} -O3 -std=c++20
-      --rocm-device-lib-path=${FLY_HIP_BITCODE_DIR} -isystem ${FLY_HIP_INCLUDE_DIR}
-      -Wall -Wextra -Wno-unused-command-line-argument)
+      --rocm-device-lib-path=${FLY_HIP_BITCODE_DIR} -Wall -Wextra -Wno-unused-command-line-argument)
+  # Debian's HIP headers live in /usr/include, already searched; naming it again with -isystem
+  # would reorder it before libstdc++'s wrappers and break their #include_next <math.h>.
+  set(FLY_HIP_SYSTEM_INCLUDES "")
+  if(NOT FLY_HIP_INCLUDE_DIR STREQUAL "/usr/include")
+    set(FLY_HIP_SYSTEM_INCLUDES -isystem ${FLY_HIP_INCLUDE_DIR})
+  endif()
+  list(APPEND FLY_HIP_FLAGS ${FLY_HIP_SYSTEM_INCLUDES})
 endif()
 
 # fly_hip_compile(<out-var> SOURCE <file.hip> [ISA_ONLY] [INCLUDES dirs...] [DEFINES defs...])

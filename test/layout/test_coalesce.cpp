@@ -39,8 +39,9 @@ void check_coalesce(L const& l) {
   for_each_leaf(c.shape(), [&](auto s) { fs.push_back(int(s)); });
   for_each_leaf(c.stride(), [&](auto d) { fd.push_back(int(d)); });
   for (size_t i = 0; i + 1 < fs.size(); ++i) EXPECT_NE(fs[i] * fd[i], fd[i + 1]) << to_string(c);
-  if (fs.size() > 1)
+  if (fs.size() > 1) {
     for (int s : fs) EXPECT_NE(s, 1) << to_string(c);
+  }
 }
 
 TEST(Coalesce, PropertyOverLayoutFamilies) {

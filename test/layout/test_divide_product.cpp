@@ -84,7 +84,9 @@ void check_product(A const& a, B const& b) {
   std::string what = "logical_product(" + to_string(a) + ", " + to_string(b) + ") = " + to_string(p);
   EXPECT_EQ(int(size(p)), int(size(a)) * int(size(b))) << what;
   for (int i = 0; i < int(size(a)); ++i) EXPECT_EQ(int(p(i, 0)), int(a(i))) << what;
-  if (injective(a) && injective(b)) EXPECT_TRUE(injective(p)) << what;
+  if (injective(a) && injective(b)) {
+    EXPECT_TRUE(injective(p)) << what;
+  }
   auto bp = blocked_product(a, b);
   auto rp = raked_product(a, b);
   EXPECT_EQ(int(size(bp)), int(size(p))) << what;

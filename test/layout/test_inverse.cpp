@@ -39,7 +39,9 @@ TEST(Inverse, PropertyOverLayoutFamilies) {
 
 TEST(Inverse, CompactLayoutsHaveFullRightInverse) {
   for_each(pow2_layouts(), [](auto l) {
-    if (int(cosize(l)) == int(size(l))) EXPECT_EQ(int(size(right_inverse(l))), int(size(l))) << to_string(l);
+    if (int(cosize(l)) == int(size(l))) {
+      EXPECT_EQ(int(size(right_inverse(l))), int(size(l))) << to_string(l);
+    }
   });
 }
 }  // namespace

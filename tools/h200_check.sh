@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The one script for the GPU machine: builds the cuda preset there, runs every test (GPU tests
+# included), runs fly_bench, and writes a short table plus the full logs under $OUT.
+#   device run: bash tools/h200_check.sh
+set -uo pipefail
+out=${OUT:-/tmp/fly-h200}
+mkdir -p "$out"
+jobs=$(nproc)
+
+{
+  echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader
+  nvcc --version | tail -1; cmake --version | head -1
+} 2>&1 | tee "$out/machine.txt"
+
+status=0
+cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= >"$out/configure.log" 2>&1 || status=1
+if ((status == 0)); then
+  cmake --build --preset cuda -j "$jobs" >"$out/build.log" 2>&1 || status=2
+fi
+if ((status == 0)); then
+  ctest --preset cuda -j 8 --output-on-failure >"$out/ctest.log" 2>&1 || status=3
+  build/cuda/bench/fly_bench --benchmark_min_time=0.2 --benchmark_out="$out/bench.json" \
+    --benchmark_out_format=json >"$out/bench.txt" 2>&1 || status=4
+fi
+grep -h "ptxas info.*Used" "$out/build.log" >"$out/ptxas.txt" 2>/dev/null
+
+{
+  echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench)"
+  grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$out/ctest.log" 2>/dev/null | head -20
+  echo "== GPU tests"
+  grep -E "LayoutCuda|GemmCuda|Cuda\." "$out/ctest.log" 2>/dev/null | head -40
+  echo "== fly_bench"
+  grep -E "^BM_|^fly_bench" "$out/bench.txt" 2>/dev/null
+  echo "== registers (ptxas)"
+  sort -u "$out/ptxas.txt" | head -20
+} | tee "$out/summary.txt"
+exit $status
