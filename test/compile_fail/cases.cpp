@@ -1,6 +1,8 @@
 // Each CASE must fail to compile with a static_assert that names the operation and the operand.
 // test/compile_fail/CMakeLists.txt compiles this file once per case and matches the message.
+#include "fly/arch/copy_gfx942.hpp"
 #include "fly/layout.hpp"
+#include "fly/tiled/copy.hpp"
 
 using namespace fly;
 
@@ -27,6 +29,14 @@ FLY_CASE_FN int run_case(int n) {
 #elif CASE == 5
   // a block of 3 does not tile a shape of 8
   return size(tile_to_shape(make_layout(_3{}), make_shape(_8{})));
+#elif CASE == 6
+  // the origin report's failure, made a compile-time message: a 32-bit buffer load cannot fetch
+  // fp8 values that are contiguous only in pairs
+  unsigned char mem[64] = {};
+  auto src = make_tensor(make_buffer_ptr(mem, 64u), make_layout(make_shape(_2{}, _8{}), make_stride(_1{}, _8{})));
+  auto dst = make_tensor<unsigned char>(make_layout(make_shape(_2{}, _8{})));
+  copy(Copy_Atom<BufferCopy32b, unsigned char>{}, src, dst);
+  return dst[n];
 #else
   return n;
 #endif
