@@ -34,3 +34,27 @@ function(fly_cuda_target target)
   target_link_options(${target} PRIVATE $<$<LINK_LANGUAGE:CUDA>:${FLY_CUDA_GENCODE}>)
   set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
 endfunction()
+
+# fly_cuda_cubin(<cubin-var> <log-var> SOURCE <file.cu> [INCLUDES dirs...]): the device code of
+# SOURCE as an sm_90a cubin plus ptxas's resource report, for fly_regreport.
+function(fly_cuda_cubin cubin_var log_var)
+  cmake_parse_arguments(arg "" "SOURCE" "INCLUDES" ${ARGN})
+  get_filename_component(name ${arg_SOURCE} NAME_WE)
+  get_filename_component(src ${arg_SOURCE} ABSOLUTE)
+  set(cubin ${CMAKE_CURRENT_BINARY_DIR}/${name}.cubin)
+  set(log ${CMAKE_CURRENT_BINARY_DIR}/${name}.ptxas.log)
+  set(flags -std=c++20 ${FLY_CUDA_GENCODE} -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_BINARY_DIR}/include)
+  foreach(i IN LISTS arg_INCLUDES)
+    list(APPEND flags -I${i})
+  endforeach()
+  string(REPLACE ";" "\\;" flags_arg "${flags}")
+  add_custom_command(OUTPUT ${cubin} ${log}
+    COMMAND ${CMAKE_COMMAND} -DNVCC=${CMAKE_CUDA_COMPILER} "-DFLAGS=${flags_arg}" -DSRC=${src}
+            -DCUBIN=${cubin} -DLOG=${log} -P ${CMAKE_SOURCE_DIR}/cmake/nvcc_cubin.cmake
+    DEPENDS ${src} ${CMAKE_SOURCE_DIR}/cmake/nvcc_cubin.cmake
+    IMPLICIT_DEPENDS CXX ${src}
+    COMMENT "CUDA sm_90a cubin ${name} + ptxas report"
+    VERBATIM)
+  set(${cubin_var} ${cubin} PARENT_SCOPE)
+  set(${log_var} ${log} PARENT_SCOPE)
+endfunction()

@@ -23,8 +23,12 @@ namespace detail {
 
 // Marks every operand used and traps: the instruction does not exist in this compilation.
 template <class... T>
-FLY_HOST_DEVICE inline void arch_unavailable(T const&...) {
+FLY_HOST_DEVICE inline void arch_unavailable_gfx942(T const&...) {
+#if defined(__CUDA_ARCH__)
+  __trap();
+#else
   __builtin_trap();
+#endif
 }
 
 #if defined(__HIP_DEVICE_COMPILE__)
@@ -62,7 +66,7 @@ struct GFX942_MFMA_F32_16x16x32_F8 {
         __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(static_cast<long>(a0), static_cast<long>(b0), c, 0, 0, 0);
     d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3];
 #else
-    detail::arch_unavailable(
+    detail::arch_unavailable_gfx942(
         d0, d1, d2, d3, a0, b0, c0, c1, c2, c3);
 #endif
   }
@@ -91,7 +95,7 @@ struct GFX942_MFMA_F32_32x32x16_F8 {
     d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3]; d4 = d[4]; d5 = d[5]; d6 = d[6]; d7 = d[7];
     d8 = d[8]; d9 = d[9]; d10 = d[10]; d11 = d[11]; d12 = d[12]; d13 = d[13]; d14 = d[14]; d15 = d[15];
 #else
-    detail::arch_unavailable(
+    detail::arch_unavailable_gfx942(
         d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, a0, b0, c0, c1, c2,
         c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15);
 #endif
@@ -117,7 +121,7 @@ struct GFX942_MFMA_F32_16x16x16_BF16 {
         c, 0, 0, 0);
     d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3];
 #else
-    detail::arch_unavailable(
+    detail::arch_unavailable_gfx942(
         d0, d1, d2, d3, a0, a1, b0, b1, c0, c1, c2, c3);
 #endif
   }
@@ -148,7 +152,7 @@ struct GFX942_MFMA_F32_32x32x8_BF16 {
     d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3]; d4 = d[4]; d5 = d[5]; d6 = d[6]; d7 = d[7];
     d8 = d[8]; d9 = d[9]; d10 = d[10]; d11 = d[11]; d12 = d[12]; d13 = d[13]; d14 = d[14]; d15 = d[15];
 #else
-    detail::arch_unavailable(
+    detail::arch_unavailable_gfx942(
         d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, a0, a1, b0, b1, c0,
         c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15);
 #endif
@@ -174,7 +178,7 @@ struct GFX942_MFMA_F32_16x16x16_F16 {
         c, 0, 0, 0);
     d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3];
 #else
-    detail::arch_unavailable(
+    detail::arch_unavailable_gfx942(
         d0, d1, d2, d3, a0, a1, b0, b1, c0, c1, c2, c3);
 #endif
   }
@@ -205,7 +209,7 @@ struct GFX942_MFMA_F32_32x32x8_F16 {
     d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3]; d4 = d[4]; d5 = d[5]; d6 = d[6]; d7 = d[7];
     d8 = d[8]; d9 = d[9]; d10 = d[10]; d11 = d[11]; d12 = d[12]; d13 = d[13]; d14 = d[14]; d15 = d[15];
 #else
-    detail::arch_unavailable(
+    detail::arch_unavailable_gfx942(
         d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, a0, a1, b0, b1, c0,
         c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15);
 #endif
@@ -228,7 +232,7 @@ struct GFX942_MFMA_F32_16x16x4_F32 {
     detail::gfx942_floatx4 const d = __builtin_amdgcn_mfma_f32_16x16x4f32(a0, b0, c, 0, 0, 0);
     d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3];
 #else
-    detail::arch_unavailable(
+    detail::arch_unavailable_gfx942(
         d0, d1, d2, d3, a0, b0, c0, c1, c2, c3);
 #endif
   }
@@ -256,7 +260,7 @@ struct GFX942_MFMA_F32_32x32x2_F32 {
     d0 = d[0]; d1 = d[1]; d2 = d[2]; d3 = d[3]; d4 = d[4]; d5 = d[5]; d6 = d[6]; d7 = d[7];
     d8 = d[8]; d9 = d[9]; d10 = d[10]; d11 = d[11]; d12 = d[12]; d13 = d[13]; d14 = d[14]; d15 = d[15];
 #else
-    detail::arch_unavailable(
+    detail::arch_unavailable_gfx942(
         d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15, a0, b0, c0, c1, c2,
         c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15);
 #endif

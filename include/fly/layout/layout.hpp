@@ -7,7 +7,8 @@
 
 namespace fly {
 
-template <class Shape, class Stride>
+// The stride defaults to the compact column-major one of the shape, as CuTe's Layout<Shape>.
+template <class Shape, class Stride = decltype(compact_col_major(std::declval<Shape>()))>
 struct Layout;
 
 template <class T>

@@ -3,6 +3,7 @@
 // must be static). Indexing goes through the layout; a coordinate holding `_` slices a sub-tensor.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -33,13 +34,19 @@ struct ViewEngine {
 };
 
 // Registers: N values held by value, indexed only with compile-time offsets once unrolled.
+// Values narrower than 32 bits (fp8, bf16) are stored as 32-bit words: copies and instruction
+// operands access fragments in 32..128-bit words, and an array of bytes would let the compiler
+// promote the fragment to a byte vector and shuffle bytes between those accesses.
 template <class T, int N>
 struct ArrayEngine {
   using value_type = T;
   using iterator = T*;
-  T storage[N > 0 ? N : 1];
-  FLY_HD T* begin() { return storage; }
-  FLY_HD T const* begin() const { return storage; }
+  static constexpr bool packed = sizeof(T) < 4 && (N * sizeof(T)) % 4 == 0;
+  using word_type = std::conditional_t<packed, uint32_t, T>;
+  static constexpr int num_words = packed ? int(N * sizeof(T) / 4) : N;
+  alignas(16) word_type storage[num_words > 0 ? num_words : 1];
+  FLY_HD T* begin() { return reinterpret_cast<T*>(storage); }
+  FLY_HD T const* begin() const { return reinterpret_cast<T const*>(storage); }
 };
 
 template <class T>
@@ -119,7 +126,9 @@ FLY_HD auto make_tensor(Iterator it, Shape const& shape, Rest const&... rest) {
 template <class T, class S, class D>
 FLY_HD auto make_tensor(Layout<S, D> const& l) {
   static_assert(is_static_v<Layout<S, D>>, "fly::make_tensor<T>(layout): a register tensor needs a static layout");
-  return Tensor<ArrayEngine<T, int(decltype(cosize(l))::value)>, Layout<S, D>>{{}, l};
+  Tensor<ArrayEngine<T, int(decltype(cosize(l))::value)>, Layout<S, D>> t;  // registers start undefined, as in CuTe
+  t.layout_ = l;
+  return t;
 }
 // A register tensor shaped like `t` (compact, same stride order for mode 0).
 template <class T, class E, class L>

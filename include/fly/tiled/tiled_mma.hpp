@@ -1,0 +1,155 @@
+// TiledMMA: an MMA atom repeated over a layout of warps (wavefronts), optionally over a permuted
+// tile. It partitions tensors among threads exactly as the instruction distributes values:
+//   partition_A(gA): (MMA_V, MMA_M, MMA_K) - this thread's values of A, atom by atom
+//   partition_B(gB): (MMA_V, MMA_N, MMA_K)
+//   partition_C(gC): (MMA_V, MMA_M, MMA_N)
+// with MMA_V the atom's values per thread, and make_fragment_* the matching register tensors.
+#pragma once
+
+#include "fly/atom/mma_atom.hpp"
+#include "fly/tensor/tensor.hpp"
+
+namespace fly {
+
+template <class Op, class WarpLayout = Layout<Shape<_1, _1, _1>>, class Permutation = Tile<Underscore, Underscore, Underscore>>
+struct TiledMMA {
+  using Atom = MMA_Atom<Op>;
+  using Traits = MMA_Traits<Op>;
+  using ValTypeA = typename Atom::ValTypeA;
+  using ValTypeB = typename Atom::ValTypeB;
+  using ValTypeC = typename Atom::ValTypeC;
+  using ValTypeD = typename Atom::ValTypeD;
+
+  static constexpr int AtomM = int(decltype(size<0>(typename Atom::Shape_MNK{}))::value);
+  static constexpr int AtomN = int(decltype(size<1>(typename Atom::Shape_MNK{}))::value);
+  static constexpr int AtomK = int(decltype(size<2>(typename Atom::Shape_MNK{}))::value);
+  static constexpr int AtomThreads = int(decltype(size(typename Atom::ThrID{}))::value);
+  static constexpr int WarpsM = int(decltype(size<0>(WarpLayout{}))::value);
+  static constexpr int WarpsN = int(decltype(size<1>(WarpLayout{}))::value);
+  static constexpr int WarpsK = int(decltype(size<2>(WarpLayout{}))::value);
+  static constexpr int num_threads = AtomThreads * WarpsM * WarpsN * WarpsK;
+  static_assert(rank_v<typename WarpLayout::shape_type> == 3, "fly::TiledMMA: the warp layout is (M, N, K)");
+
+  // (atom thread, warp m, warp n, warp k) of a thread index, warps in the warp layout's shape order.
+  FLY_HD static auto thread_coord(int thr) {
+    auto w = idx2crd(thr / AtomThreads, typename WarpLayout::shape_type{});
+    return make_tuple(thr % AtomThreads, int(get<0>(w)), int(get<1>(w)), int(get<2>(w)));
+  }
+
+  // ((AtomThr, AtomVal), ((Warps0, Rest0), (Warps1, Rest1))) for an operand tile (X, Y).
+  template <class L, class AtomTV, int AX, int AY, int W0, int W1, class P0, class P1>
+  FLY_HD static auto thrfrg(L const& l, AtomTV const& tv, P0 const& p0, P1 const& p1) {
+    auto permuted = logical_divide(l, make_tile(p0, p1));
+    auto tiled = zipped_divide(permuted, make_shape(Int<AX>{}, Int<AY>{}));
+    auto atoms = make_layout(composition(get<0>(tiled), tv), get<1>(tiled));
+    return make_layout(get<0>(atoms), logical_divide(get<1>(atoms), make_tile(Int<W0>{}, Int<W1>{})));
+  }
+  template <class L>
+  FLY_HD static auto thrfrg_A(L const& l) {
+    return thrfrg<L, typename Atom::ALayout, AtomM, AtomK, WarpsM, WarpsK>(l, typename Atom::ALayout{}, get<0>(Permutation{}),
+                                                                           get<2>(Permutation{}));
+  }
+  template <class L>
+  FLY_HD static auto thrfrg_B(L const& l) {
+    return thrfrg<L, typename Atom::BLayout, AtomN, AtomK, WarpsN, WarpsK>(l, typename Atom::BLayout{}, get<1>(Permutation{}),
+                                                                           get<2>(Permutation{}));
+  }
+  template <class L>
+  FLY_HD static auto thrfrg_C(L const& l) {
+    return thrfrg<L, typename Atom::CLayout, AtomM, AtomN, WarpsM, WarpsN>(l, typename Atom::CLayout{}, get<0>(Permutation{}),
+                                                                           get<1>(Permutation{}));
+  }
+
+  template <class E, class L, class Frg>
+  FLY_HD static auto partition_by(Tensor<E, L>& t, Frg const& frg, int atom_thr, int w0, int w1) {
+    auto [sub, off] = slice_and_offset(make_coord(make_coord(atom_thr, _), make_coord(make_coord(w0, _), make_coord(w1, _))), frg);
+    return make_tensor(t.data() + off, sub);
+  }
+
+  struct ThrMMA {
+    int thr;
+    template <class E, class L>
+    FLY_HD auto partition_A(Tensor<E, L>& a) const {
+      auto c = thread_coord(thr);
+      return partition_by(a, thrfrg_A(a.layout()), get<0>(c), get<1>(c), get<3>(c));
+    }
+    template <class E, class L>
+    FLY_HD auto partition_B(Tensor<E, L>& b) const {
+      auto c = thread_coord(thr);
+      return partition_by(b, thrfrg_B(b.layout()), get<0>(c), get<2>(c), get<3>(c));
+    }
+    template <class E, class L>
+    FLY_HD auto partition_C(Tensor<E, L>& cc) const {
+      auto c = thread_coord(thr);
+      return partition_by(cc, thrfrg_C(cc.layout()), get<0>(c), get<1>(c), get<2>(c));
+    }
+    template <class T>
+    FLY_HD auto partition_A(T&& a) const { return partition_A(a); }
+    template <class T>
+    FLY_HD auto partition_B(T&& b) const { return partition_B(b); }
+    template <class T>
+    FLY_HD auto partition_C(T&& c) const { return partition_C(c); }
+
+    // Register tensors for this thread's partitions: values of one atom contiguous, then M/N/K.
+    template <class T>
+    FLY_HD auto partition_fragment_A(T&& a) const { return make_fragment_A(partition_A(a)); }
+    template <class T>
+    FLY_HD auto partition_fragment_B(T&& b) const { return make_fragment_B(partition_B(b)); }
+    template <class T>
+    FLY_HD auto partition_fragment_C(T&& c) const { return make_fragment_C(partition_C(c)); }
+    template <class T>
+    FLY_HD auto make_fragment_A(T const& part) const { return make_tensor<ValTypeA>(make_layout(part.shape())); }
+    template <class T>
+    FLY_HD auto make_fragment_B(T const& part) const { return make_tensor<ValTypeB>(make_layout(part.shape())); }
+    template <class T>
+    FLY_HD auto make_fragment_C(T const& part) const { return make_tensor<ValTypeC>(make_layout(part.shape())); }
+  };
+
+  FLY_HD ThrMMA get_slice(int thr) const { return ThrMMA{thr}; }
+  FLY_HD ThrMMA get_thread_slice(int thr) const { return ThrMMA{thr}; }
+};
+
+// make_tiled_mma(atom, warp_layout[, permutation])
+template <class Op, class WarpLayout = Layout<Shape<_1, _1, _1>>, class Permutation = Tile<Underscore, Underscore, Underscore>>
+FLY_HD auto make_tiled_mma(MMA_Atom<Op> const&, WarpLayout const& = {}, Permutation const& = {}) {
+  return TiledMMA<Op, WarpLayout, Permutation>{};
+}
+template <class Op, class WarpLayout = Layout<Shape<_1, _1, _1>>, class Permutation = Tile<Underscore, Underscore, Underscore>,
+          std::enable_if_t<!is_layout_v<Op>, int> = 0>
+FLY_HD auto make_tiled_mma(Op const&, WarpLayout const& = {}, Permutation const& = {}) {
+  return TiledMMA<Op, WarpLayout, Permutation>{};
+}
+
+namespace detail {
+// One atom of the k-outer, m, n loop: the first k step reads C, later ones accumulate into D.
+template <int I, int M, int N, class Op, class TD, class TA, class TB, class TC>
+FLY_HD void gemm_step(TD& d, TA const& a, TB const& b, TC const& c) {
+  constexpr int m = (I / N) % M;
+  constexpr int n = I % N;
+  constexpr int k = I / (M * N);
+  if constexpr (k == 0) {
+    MMA_Atom<Op>::call(d(_, m, n), a(_, m, k), b(_, n, k), c(_, m, n));
+  } else {
+    MMA_Atom<Op>::call(d(_, m, n), a(_, m, k), b(_, n, k), d(_, m, n));
+  }
+}
+}  // namespace detail
+
+// gemm(mma, D, A, B, C): D = A * B^T + C over register fragments (MMA_V, MMA_M, MMA_K) etc.
+template <class Op, class W, class P, class TD, class TA, class TB, class TC>
+FLY_HD void gemm(TiledMMA<Op, W, P> const&, TD&& d, TA const& a, TB const& b, TC const& c) {
+  constexpr int M = int(decltype(size<1>(a))::value);
+  constexpr int N = int(decltype(size<1>(b))::value);
+  constexpr int K = int(decltype(size<2>(a))::value);
+  static_assert(int(decltype(size<2>(b))::value) == K, "fly::gemm: A and B fragments differ in K");
+  static_assert(int(decltype(size<1>(d))::value) == M && int(decltype(size<2>(d))::value) == N,
+                "fly::gemm: the C/D fragment is not (MMA_V, MMA_M, MMA_N) of A and B");
+  [&]<int... I>(seq<I...>) { (detail::gemm_step<I, M, N, Op>(d, a, b, c), ...); }(make_seq<M * N * K>{});
+}
+// gemm(mma, A, B, C): C += A * B^T
+template <class Op, class W, class P, class TA, class TB, class TC>
+FLY_HD void gemm(TiledMMA<Op, W, P> const& mma, TA const& a, TB const& b, TC&& c) {
+  gemm(mma, c, a, b, c);
+}
+
+}  // namespace fly
