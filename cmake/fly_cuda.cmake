@@ -47,7 +47,7 @@ function(fly_cuda_cubin cubin_var log_var)
   foreach(i IN LISTS arg_INCLUDES)
     list(APPEND flags -I${i})
   endforeach()
-  string(REPLACE ";" "\\;" flags_arg "${flags}")
+  string(REPLACE ";" "|" flags_arg "${flags}")  # nvcc_cubin.cmake splits on "|"
   add_custom_command(OUTPUT ${cubin} ${log}
     COMMAND ${CMAKE_COMMAND} -DNVCC=${CMAKE_CUDA_COMPILER} "-DFLAGS=${flags_arg}" -DSRC=${src}
             -DCUBIN=${cubin} -DLOG=${log} -P ${CMAKE_SOURCE_DIR}/cmake/nvcc_cubin.cmake
