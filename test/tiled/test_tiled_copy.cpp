@@ -1,0 +1,46 @@
+// make_tiled_copy(atom, thr_layout, val_layout): every element of the tile is moved by exactly one
+// thread, each thread's values are the val_layout block at its thr_layout position, and copying
+// all threads' partitions reproduces the tensor.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "fly/tiled.hpp"
+
+namespace {
+using namespace fly;
+
+TEST(TiledCopy, ThreadsCoverTheTileOnce) {
+  // 32 threads as 8x4 (m-major), each moving a 1x4 row vector: a 8x16 tile of a 16x32 matrix
+  auto tc = make_tiled_copy(Copy_Atom<UniversalCopy128b, float>{}, make_layout(make_shape(_8{}, _4{})),
+                            make_layout(make_shape(_1{}, _4{})));
+  std::vector<float> mem(16 * 32);
+  std::iota(mem.begin(), mem.end(), 0.f);
+  auto g = make_tensor(mem.data(), make_layout(make_shape(_16{}, _32{}), make_stride(_32{}, _1{})));
+  std::vector<int> hits(mem.size(), 0);
+  for (int t = 0; t < 32; ++t) {
+    auto part = tc.get_slice(t).partition_S(g);
+    EXPECT_EQ(int(size(part)), 16 * 32 / 32) << "thread " << t;
+    for (int i = 0; i < int(size(part)); ++i) ++hits[size_t(&part[i] - mem.data())];
+    // thread t's first vector: row t % 8, columns 4 * (t / 8) .. + 3
+    for (int v = 0; v < 4; ++v) EXPECT_EQ(part[v], mem[size_t((t % 8) * 32 + 4 * (t / 8) + v)]) << t;
+  }
+  for (size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(hits[i], 1) << "element " << i;
+}
+
+TEST(TiledCopy, CopyingEveryPartitionReproducesTheTensor) {
+  auto tc = make_tiled_copy(Copy_Atom<UniversalCopy64b, uint16_t>{}, make_layout(make_shape(_4{}, _8{}), make_stride(_8{}, _1{})),
+                            make_layout(make_shape(_2{}, _4{})));
+  std::vector<uint16_t> src(32 * 64), dst(32 * 64, 0xFFFF);
+  std::iota(src.begin(), src.end(), uint16_t(1));
+  auto s = make_tensor(src.data(), make_layout(make_shape(_32{}, _64{})));
+  auto d = make_tensor(dst.data(), make_layout(make_shape(_32{}, _64{})));
+  for (int t = 0; t < 32; ++t) {
+    auto frag = make_fragment_like(tc.get_slice(t).partition_S(s));
+    copy(tc, tc.get_slice(t).partition_S(s), frag);
+    copy(tc, frag, tc.get_slice(t).partition_D(d));
+  }
+  EXPECT_EQ(dst, src);
+}
+}  // namespace
