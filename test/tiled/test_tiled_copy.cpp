@@ -6,6 +6,7 @@
 #include <numeric>
 #include <vector>
 
+#include "fly/atom/mma_traits_host.hpp"
 #include "fly/tiled.hpp"
 
 namespace {
@@ -42,5 +43,22 @@ TEST(TiledCopy, CopyingEveryPartitionReproducesTheTensor) {
     copy(tc, frag, tc.get_slice(t).partition_D(d));
   }
   EXPECT_EQ(dst, src);
+}
+}  // namespace
+
+namespace {
+using namespace fly;
+// partition_layout_* is partition_* on a layout alone: the same offsets, so kernels can find the
+// (row, column) of each value from a static coordinate layout.
+TEST(TiledMma, PartitionLayoutMatchesPartition) {
+  using Mma = TiledMMA<HOST_FMA, Layout<Shape<_4, _2, _1>>>;
+  std::vector<float> mem(8 * 6);
+  auto g = make_tensor(mem.data(), make_layout(make_shape(_8{}, _6{}), make_stride(_6{}, _1{})));
+  for (int t = 0; t < Mma::num_threads; ++t) {
+    auto part = Mma{}.get_slice(t).partition_A(g);
+    auto [sub, off] = Mma{}.get_slice(t).partition_layout_A(g.layout());
+    ASSERT_EQ(int(size(sub)), int(size(part)));
+    for (int i = 0; i < int(size(part)); ++i) EXPECT_EQ(&part[i], mem.data() + off + sub(i)) << t << " " << i;
+  }
 }
 }  // namespace

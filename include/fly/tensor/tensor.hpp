@@ -204,9 +204,20 @@ FLY_HD auto recast(Tensor<E, L> const& t) {
 }
 
 // Fill every element (registers or memory).
+// for_each_index<N>(f): f(Int<0>{}), ..., f(Int<N-1>{}), fully unrolled, so register tensors are
+// only ever indexed with compile-time offsets.
+template <int N, class F>
+FLY_HD void for_each_index(F&& f) {
+  [&]<int... I>(seq<I...>) { (f(Int<I>{}), ...); }(make_seq<N>{});
+}
+
 template <class E, class L, class V>
 FLY_HD void fill(Tensor<E, L>& t, V const& v) {
-  for (int i = 0; i < int(size(t)); ++i) t[i] = v;
+  if constexpr (is_static_v<decltype(size(t))>) {
+    for_each_index<int(decltype(size(t))::value)>([&](auto i) { t[i] = v; });
+  } else {
+    for (int i = 0; i < int(size(t)); ++i) t[i] = v;
+  }
 }
 
 }  // namespace fly

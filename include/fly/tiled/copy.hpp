@@ -95,6 +95,21 @@ struct copy_operands {
 };
 }  // namespace diagnose
 
+// A predicate sees a vector's first logical index, or, as an offset predicate, its source offset
+// (from which a kernel recovers row and column for tails).
+template <class Pred>
+struct offset_predicate {
+  Pred pred;
+};
+template <class Pred, class Off>
+FLY_HD bool copy_site_enabled(Pred const& pred, int logical, Off const&) {
+  return pred(logical);
+}
+template <class Pred, class Off>
+FLY_HD bool copy_site_enabled(offset_predicate<Pred> const& p, int, Off const& src_offset) {
+  return p.pred(src_offset);
+}
+
 template <class Atom, class SrcT, class DstT, class Pred>
 FLY_HD void copy_impl(SrcT const& src, DstT&& dst, Pred const& pred) {
   using T = typename Atom::value_type;
@@ -119,7 +134,9 @@ FLY_HD void copy_impl(SrcT const& src, DstT&& dst, Pred const& pred) {
   auto logical = logical_divide(make_layout(size(sl)), vec_layout);
   constexpr int n = int(decltype(size<1>(d))::value);
   [&]<int... I>(seq<I...>) {
-    ((pred(int(logical(0, I))) ? Op::copy(src.data() + s(0, I), dst.data() + d(0, I)) : void()), ...);
+    ((copy_site_enabled(pred, int(logical(0, I)), s(0, I)) ? Op::copy(src.data() + s(0, I), dst.data() + d(0, I))
+                                                          : void()),
+     ...);
   }(make_seq<n>{});
 }
 
@@ -142,6 +159,17 @@ FLY_HD void copy(Copy_Atom<Op, T> const&, Tensor<SE, SL> const& src, Tensor<DE, 
 template <class Op, class T, class SE, class SL, class DE, class DL, class Pred>
 FLY_HD void copy(Copy_Atom<Op, T> const&, Tensor<SE, SL> const& src, Tensor<DE, DL>& dst, Pred const& pred) {
   detail::copy_impl<Copy_Atom<Op, T>>(src, dst, pred);
+}
+
+// copy_if_src(atom, pred, src, dst): pred(offset) with the source offset (in elements, relative to
+// src.data()) of each vector's first element; a false predicate leaves that vector of dst untouched.
+template <class Op, class T, class Pred, class SE, class SL, class DE, class DL>
+FLY_HD void copy_if_src(Copy_Atom<Op, T> const&, Pred const& pred, Tensor<SE, SL> const& src, Tensor<DE, DL>& dst) {
+  detail::copy_impl<Copy_Atom<Op, T>>(src, dst, detail::offset_predicate<Pred>{pred});
+}
+template <class Op, class T, class Pred, class SE, class SL, class DE, class DL>
+FLY_HD void copy_if_src(Copy_Atom<Op, T> const& atom, Pred const& pred, Tensor<SE, SL> const& src, Tensor<DE, DL>&& dst) {
+  copy_if_src(atom, pred, src, dst);
 }
 
 }  // namespace fly

@@ -66,8 +66,30 @@ struct TiledMMA {
     return make_tensor(t.data() + off, sub);
   }
 
+  // (sub-layout, offset) of this thread's part of a layout: what partition_* does to a tensor.
+  // Kernels partition a static coordinate layout with it to find each value's (row, column).
+  template <class L, class Frg>
+  FLY_HD static auto partition_layout_by(L const&, Frg const& frg, int atom_thr, int w0, int w1) {
+    return slice_and_offset(make_coord(make_coord(atom_thr, _), make_coord(make_coord(w0, _), make_coord(w1, _))), frg);
+  }
+
   struct ThrMMA {
     int thr;
+    template <class L>
+    FLY_HD auto partition_layout_A(L const& l) const {
+      auto c = thread_coord(thr);
+      return partition_layout_by(l, thrfrg_A(l), get<0>(c), get<1>(c), get<3>(c));
+    }
+    template <class L>
+    FLY_HD auto partition_layout_B(L const& l) const {
+      auto c = thread_coord(thr);
+      return partition_layout_by(l, thrfrg_B(l), get<0>(c), get<2>(c), get<3>(c));
+    }
+    template <class L>
+    FLY_HD auto partition_layout_C(L const& l) const {
+      auto c = thread_coord(thr);
+      return partition_layout_by(l, thrfrg_C(l), get<0>(c), get<1>(c), get<2>(c));
+    }
     template <class E, class L>
     FLY_HD auto partition_A(Tensor<E, L>& a) const {
       auto c = thread_coord(thr);
