@@ -1,10 +1,14 @@
 /* libfly C API. C99; every entry point returns a status, never throws, never aborts.
  *
- * Today this header carries the conventions every later entry (fly_gemm, fly_pa_decode) follows:
- * one status enum, a string for each status, a thread-local detail message for the last failure,
- * and the library version. */
+ * Conventions every entry follows: one status enum, a string for each status, a thread-local
+ * detail message for the last failure, argument structs that carry their own size (ABI evolution),
+ * and GPU work enqueued on the caller's stream without allocation or host synchronisation (so it
+ * can be captured in a CUDA/HIP graph). See docs/c-api.md. */
 #ifndef FLY_FLY_H
 #define FLY_FLY_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "fly/version.h"
 
@@ -36,6 +40,121 @@ int fly_version(void);
 /* The backends compiled into this libfly.a, as a bit set of FLY_BACKEND_*. */
 enum { FLY_BACKEND_HOST = 1, FLY_BACKEND_CUDA = 2, FLY_BACKEND_HIP = 4 };
 unsigned fly_compiled_backends(void);
+
+/* ---- element types ---------------------------------------------------------------------------- */
+
+typedef enum fly_dtype_t {
+  FLY_DTYPE_F32 = 0,      /* IEEE binary32 */
+  FLY_DTYPE_F16 = 1,      /* IEEE binary16 */
+  FLY_DTYPE_BF16 = 2,     /* bfloat16 */
+  FLY_DTYPE_E4M3FN = 3,   /* OCP fp8 E4M3 (bias 7, max 448, no infinity): sm_90a and the host */
+  FLY_DTYPE_E4M3FNUZ = 4  /* fp8 E4M3 "fnuz" (bias 8, max 240, one NaN 0x80): gfx942 and the host */
+} fly_dtype_t;
+
+/* A static lower-case name: "f32", "f16", "bf16", "e4m3fn", "e4m3fnuz"; "unknown" otherwise. */
+const char* fly_dtype_string(fly_dtype_t dtype);
+
+/* ---- handles ---------------------------------------------------------------------------------- */
+
+/* A handle binds libfly to one device (or to the host backend) and caches the device's properties
+ * and the dispatch decisions. It may be used from several threads at once. A GPU handle must be
+ * used while its device is the current one. */
+typedef struct fly_handle_s* fly_handle_t;
+
+/* Creates a handle for the current CUDA device when this library was built with CUDA and a device
+ * is present, else for the host backend. The environment variable FLY_BACKEND overrides the choice
+ * at creation: "host" forces the host backend, "cuda" / "hip" require that GPU backend (an error
+ * when it is missing), "auto" or unset picks as above. *out is null after a failure. */
+fly_status_t fly_create(fly_handle_t* out);
+
+/* Creates a host-backend handle whatever the build and the environment. */
+fly_status_t fly_create_host(fly_handle_t* out);
+
+/* Destroys a handle; null is accepted and does nothing. No call on the handle may be in flight. */
+fly_status_t fly_destroy(fly_handle_t handle);
+
+/* The handle's backend: exactly one of FLY_BACKEND_HOST, FLY_BACKEND_CUDA, FLY_BACKEND_HIP. */
+fly_status_t fly_handle_backend(fly_handle_t handle, unsigned* backend);
+
+/* ---- GEMM: D = alpha * scale_a * scale_b * (A x B^T) + beta * C ------------------------------- *
+ *
+ * A is m x k, B is n x k, C and D are m x n; all row-major with explicit leading dimensions (the
+ * distance in elements between consecutive rows): A[i][p] = a[i * lda + p], B[j][p] = b[j * ldb + p],
+ * D[i][j] = d[i * ldd + j]. Products accumulate in fp32; the result is rounded once to d_type
+ * (round to nearest even).
+ *
+ * Rules (a violation returns FLY_STATUS_INVALID_ARGUMENT or, for a valid request this device or
+ * build cannot compute, FLY_STATUS_NOT_SUPPORTED, with fly_last_error() naming the argument):
+ *  - m, n, k >= 1; lda >= k, ldb >= k, ldd >= n, and ldc >= n when C is read.
+ *  - a_type == b_type, one of E4M3FN (sm_90a, host), E4M3FNUZ (gfx942, host) or F32.
+ *  - d_type is F32, F16 or BF16. When C is read, c_type must equal d_type.
+ *  - C is read iff beta != 0: c may be null iff beta == 0 (then c, ldc and c_type are ignored and
+ *    C's contents, NaN included, do not affect D). c may equal d (in place) when ldc == ldd;
+ *    D must not otherwise overlap A, B or C.
+ *  - scale_a, scale_b point to one fp32 value each, read when the GEMM runs (a captured graph sees
+ *    the value current at replay); null means 1.
+ *  - Elements outside the m x n (m x k, n x k) windows, i.e. the padding of a leading dimension,
+ *    are neither read nor written.
+ *  - On the host backend every pointer is a host pointer and the call completes before it returns;
+ *    on a GPU backend a, b, c, d, scale_a and scale_b are device pointers.
+ *
+ * Initialise the struct with FLY_GEMM_ARGS_INIT, then set the fields. struct_size tells the library
+ * which version of the struct the caller compiled against: smaller than the fields this library
+ * reads is an error; larger is accepted when the bytes past this library's struct are zero. */
+typedef struct fly_gemm_args {
+  size_t struct_size;                             /* sizeof(fly_gemm_args), set by FLY_GEMM_ARGS_INIT */
+  int64_t m, n, k;                                /* problem size, each >= 1 */
+  fly_dtype_t a_type, b_type, c_type, d_type;     /* element types */
+  const void* a;                                  /* A, m x k */
+  int64_t lda;                                    /* >= k */
+  const void* b;                                  /* B, n x k (the product uses B transposed) */
+  int64_t ldb;                                    /* >= k */
+  const void* c;                                  /* C, m x n, or null when beta == 0 */
+  int64_t ldc;                                    /* >= n when C is read */
+  void* d;                                        /* D, m x n, written */
+  int64_t ldd;                                    /* >= n */
+  float alpha, beta;                              /* FLY_GEMM_ARGS_INIT: 1 and 0 */
+  const float* scale_a;                           /* per-tensor scale of A, or null for 1 */
+  const float* scale_b;                           /* per-tensor scale of B, or null for 1 */
+} fly_gemm_args;
+
+/* struct_size = sizeof, alpha = 1, beta = 0, every other field 0 / null (dtypes F32). */
+#define FLY_GEMM_ARGS_INIT                                                                         \
+  {sizeof(fly_gemm_args), 0, 0, 0, FLY_DTYPE_F32, FLY_DTYPE_F32, FLY_DTYPE_F32, FLY_DTYPE_F32,     \
+   NULL, 0, NULL, 0, NULL, 0, NULL, 0, 1.0f, 0.0f, NULL, NULL}
+
+/* The workspace fly_gemm needs for these arguments, in bytes (0 for every GEMM today). Validates
+ * the arguments as fly_gemm does; reads no tensor data. */
+fly_status_t fly_gemm_workspace_size(fly_handle_t handle, const fly_gemm_args* args, size_t* bytes);
+
+/* Runs the GEMM. workspace: workspace_bytes bytes of device memory (host memory on the host
+ * backend), at least fly_gemm_workspace_size's answer; may be null when workspace_bytes is 0.
+ * stream: a cudaStream_t / hipStream_t (null: the default stream); the call only enqueues work, it
+ * never allocates nor synchronises, so it may be captured in a graph. On the host backend stream
+ * must be null and the call is synchronous (multi-threaded for large problems).
+ * FLY_LOG_DISPATCH=1 in the environment (read at handle creation) prints fly_gemm_explain's line
+ * to stderr on every call. */
+fly_status_t fly_gemm(fly_handle_t handle, const fly_gemm_args* args, void* workspace,
+                      size_t workspace_bytes, void* stream);
+
+/* ---- GEMM introspection ----------------------------------------------------------------------- */
+
+/* The GEMM variants compiled into this library: index 0 is "host_reference" (the host backend),
+ * then the GPU kernels, e.g. "gemm_sm90a_e4m3_bf16_64x64x128_w2x2_u128". */
+int fly_gemm_variant_count(void);
+
+/* The name of variant `index` (a static string), or null when index is out of range. */
+const char* fly_gemm_variant_name(int index);
+
+/* Writes into buffer (NUL-terminated, at most buffer_bytes bytes) which variant fly_gemm would use
+ * for these arguments and why, e.g. "host_reference: host backend". Returns what fly_gemm would
+ * return for its choice: FLY_STATUS_NOT_SUPPORTED when no variant fits (the buffer then says why,
+ * starting with "none: "), a validation failure for bad arguments (buffer ""). A buffer too small
+ * for the whole line gets its truncated start and FLY_STATUS_INVALID_ARGUMENT, with the size needed
+ * in fly_last_error(); FLY_GEMM_EXPLAIN_BYTES is enough for the lines libfly writes today. */
+#define FLY_GEMM_EXPLAIN_BYTES 512
+fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, char* buffer,
+                              size_t buffer_bytes);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,75 @@
+// The GEMM variant registry: what a compiled GEMM kernel tells the dispatcher about itself, and
+// the heuristic that picks one for a problem. Internal (C++), not part of the C API.
+//
+// The generated GPU kernels define gemm_variants() (one static table for the whole library, built
+// from the variant grid). Without generated kernels, gemm_registry_host.cpp defines it as an empty
+// list; src/dispatch/CMakeLists.txt drops that file when the target property
+// FLY_GEMM_GENERATED_REGISTRY is set on `fly` (set it where the generated table is added).
+#pragma once
+
+#include "fly/fly.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace fly::dispatch {
+
+// What a variant's code runs on. host: the CPU (no GEMM variants today: the host backend uses the
+// reference in host_gemm.cpp); sm90a: NVIDIA compute capability 9.0; gfx942: AMD MI300.
+enum class Target { host, sm90a, gfx942 };
+
+// "host", "sm90a", "gfx942".
+const char* target_name(Target target) noexcept;
+
+// One validated GEMM call (see fly_gemm_args in fly.h): D = alpha * scale_a * scale_b * A B^T + beta C.
+// Guarantees when a launch function sees it: m, n, k >= 1; lda, ldb >= k; ldd >= n; a == b's dtype;
+// C is null iff beta == 0 (do not read C then), and when not null c == d's dtype and ldc >= n;
+// scale_a / scale_b may be null (meaning 1); every extent fits in int64 bytes.
+struct GemmProblem {
+  int64_t m, n, k, lda, ldb, ldc, ldd;
+  fly_dtype_t a, b, c, d;
+  float alpha, beta;
+  const void* A;
+  const void* B;
+  const void* C;
+  void* D;
+  const float* scale_a;
+  const float* scale_b;
+};
+
+struct GemmVariant {
+  const char* name;      // unique, e.g. "gemm_sm90a_e4m3_bf16_64x64x128_w2x2_u128"
+  Target target;
+  fly_dtype_t ab_type;   // A and B element type
+  fly_dtype_t d_type;    // D (and C) element type
+  int bm, bn, bk;        // block tile, each >= 1
+  int align_elems;       // a power of two: K, lda and ldb must be multiples, and A and B aligned to
+                         // align_elems * sizeof(ab_type) bytes
+  // Enqueues the GEMM on the caller's stream (a cudaStream_t / hipStream_t): no host
+  // synchronisation, no allocation. Must handle any m, n, k >= 1 (partial tiles) and any ldc/ldd.
+  fly_status_t (*launch)(const GemmProblem&, void* stream);
+};
+
+// Every variant compiled into the library (empty without generated GPU kernels).
+std::span<const GemmVariant> gemm_variants();
+
+// The variant to run `problem` on a `target` device, among `variants` (the overload without it uses
+// gemm_variants()). Eligible: same target, ab_type == problem.a, d_type == problem.d, a launch
+// function, and lda, ldb, A, B aligned to align_elems. Among the eligible: the smallest padded
+// volume ceil(m/bm)bm * ceil(n/bn)bn * ceil(k/bk)bk (least padding waste), then the largest tile
+// (bm*bn, then bk), then the first in the list. Returns null when none is eligible. When `why` is
+// not null it receives a one-line reason (for fly_gemm_explain and FLY_LOG_DISPATCH), without the
+// variant's name.
+const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, const GemmProblem& problem,
+                                       Target target, std::string* why);
+const GemmVariant* select_gemm_variant(const GemmProblem& problem, Target target, std::string* why);
+
+// The largest power of two p <= 256 such that K, lda and ldb are multiples of p and A and B are
+// aligned to p * sizeof(a) bytes: a variant with align_elems <= p (a power of two) can run.
+int gemm_alignment_elems(const GemmProblem& problem) noexcept;
+
+// Size in bytes of one element (1 for the fp8 types; 0 for a value outside fly_dtype_t).
+int64_t dtype_bytes(fly_dtype_t dtype) noexcept;
+
+}  // namespace fly::dispatch

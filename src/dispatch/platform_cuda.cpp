@@ -1,0 +1,49 @@
+// The CUDA runtime calls of the dispatcher (compiled only when FLY_CUDA_ENABLED; links CUDA::cudart).
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "platform.hpp"
+#include "status_internal.hpp"
+
+namespace fly::platform {
+
+unsigned runtime_backend() noexcept { return FLY_BACKEND_CUDA; }
+
+fly_status_t current_device(DeviceInfo* info, bool* found) {
+  *info = DeviceInfo{};
+  *found = false;
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorInitializationError ||
+      (err == cudaSuccess && count == 0)) {
+    (void)cudaGetLastError();  // not sticky, but leave no error behind for the caller's next check
+    return FLY_STATUS_SUCCESS;
+  }
+  if (err != cudaSuccess) {
+    return detail::fail(FLY_STATUS_DEVICE_ERROR,
+                        std::string("fly_create: cudaGetDeviceCount failed: ") + cudaGetErrorString(err));
+  }
+  int device = 0;
+  err = cudaGetDevice(&device);
+  if (err != cudaSuccess) {
+    return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_create: cudaGetDevice failed: ") + cudaGetErrorString(err));
+  }
+  cudaDeviceProp prop{};
+  err = cudaGetDeviceProperties(&prop, device);
+  if (err != cudaSuccess) {
+    return detail::fail(FLY_STATUS_DEVICE_ERROR,
+                        std::string("fly_create: cudaGetDeviceProperties failed: ") + cudaGetErrorString(err));
+  }
+  info->backend = FLY_BACKEND_CUDA;
+  info->device = device;
+  info->name = prop.name;
+  info->arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  info->multiprocessors = prop.multiProcessorCount;
+  info->target = dispatch::Target::sm90a;
+  info->has_kernels = prop.major == 9 && prop.minor == 0;  // sm_90a code runs on compute capability 9.0 only
+  *found = true;
+  return FLY_STATUS_SUCCESS;
+}
+
+}  // namespace fly::platform

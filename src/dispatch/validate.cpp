@@ -1,0 +1,203 @@
+// Validation of fly_gemm_args (see validate.hpp) and fly_dtype_string.
+#include "validate.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "status_internal.hpp"
+
+namespace {
+
+// A fly_dtype_t as the int the caller stored. A C caller may store any int in the field, which
+// need not be a value of the C++ enum: read the bytes, never the enum.
+int raw_dtype(const fly_dtype_t& field) {
+  std::underlying_type_t<fly_dtype_t> v;
+  static_assert(sizeof v == sizeof field);
+  std::memcpy(&v, &field, sizeof v);
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+extern "C" const char* fly_dtype_string(fly_dtype_t dtype) {
+  switch (raw_dtype(dtype)) {
+    case FLY_DTYPE_F32: return "f32";
+    case FLY_DTYPE_F16: return "f16";
+    case FLY_DTYPE_BF16: return "bf16";
+    case FLY_DTYPE_E4M3FN: return "e4m3fn";
+    case FLY_DTYPE_E4M3FNUZ: return "e4m3fnuz";
+  }
+  return "unknown";
+}
+
+namespace fly::dispatch {
+namespace {
+
+// A caller's struct_size beyond this is surely garbage (an uninitialised struct), not a newer ABI.
+constexpr size_t max_plausible_struct_size = 4096;
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+std::string num(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+  return buf;
+}
+
+bool known_dtype(const fly_dtype_t& t) {
+  switch (raw_dtype(t)) {
+    case FLY_DTYPE_F32:
+    case FLY_DTYPE_F16:
+    case FLY_DTYPE_BF16:
+    case FLY_DTYPE_E4M3FN:
+    case FLY_DTYPE_E4M3FNUZ: return true;
+  }
+  return false;
+}
+
+std::string dtype_text(const fly_dtype_t& t) {
+  return known_dtype(t) ? std::string(fly_dtype_string(t)) : std::to_string(raw_dtype(t));
+}
+
+// Bytes spanned by a rows x cols row-major matrix with leading dimension ld (ld >= cols >= 1),
+// or -1 when that exceeds INT64_MAX.
+int64_t span_bytes(int64_t rows, int64_t cols, int64_t ld, int64_t esize) {
+  constexpr int64_t max = std::numeric_limits<int64_t>::max();
+  int64_t const elems_max = max / esize;
+  if (rows - 1 > (elems_max - cols) / ld) return -1;
+  return ((rows - 1) * ld + cols) * esize;
+}
+
+struct Range {
+  uint64_t lo, hi;  // [lo, hi)
+};
+
+Range range_of(const void* p, int64_t bytes) {
+  auto const lo = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+  auto const n = static_cast<uint64_t>(bytes);
+  uint64_t const hi = lo > std::numeric_limits<uint64_t>::max() - n ? std::numeric_limits<uint64_t>::max() : lo + n;
+  return {lo, hi};
+}
+
+bool overlap(Range x, Range y) { return x.lo < y.hi && y.lo < x.hi; }
+
+}  // namespace
+
+fly_status_t validate_gemm_args(const char* fn, const fly_gemm_args* args, Target target, GemmProblem* out) {
+  std::string const f = std::string(fn) + ": ";
+  auto invalid = [&](const std::string& msg) { return detail::fail(FLY_STATUS_INVALID_ARGUMENT, f + msg); };
+  auto unsupported = [&](const std::string& msg) { return detail::fail(FLY_STATUS_NOT_SUPPORTED, f + msg); };
+
+  if (args == nullptr) return invalid("args is null");
+  // ---- struct_size: the ABI version of the caller's struct
+  size_t const known = sizeof(fly_gemm_args);
+  if (args->struct_size < known) {
+    return invalid("args->struct_size (" + std::to_string(args->struct_size) + ") is smaller than sizeof(fly_gemm_args) (" +
+                   std::to_string(known) + ") that this library reads; initialise args with FLY_GEMM_ARGS_INIT");
+  }
+  if (args->struct_size > max_plausible_struct_size) {
+    return invalid("args->struct_size (" + std::to_string(args->struct_size) +
+                   ") is implausibly large (uninitialised args?); initialise args with FLY_GEMM_ARGS_INIT");
+  }
+  if (args->struct_size > known) {
+    auto const* tail = reinterpret_cast<const unsigned char*>(args) + known;
+    for (size_t i = 0; i < args->struct_size - known; ++i) {
+      if (tail[i] != 0) {
+        return unsupported("args->struct_size (" + std::to_string(args->struct_size) + ") is larger than this library's fly_gemm_args (" +
+                           std::to_string(known) + ") and a field past it (byte " + std::to_string(known + i) +
+                           ") is set: the caller uses a newer libfly's option this library does not know");
+      }
+    }
+  }
+  const fly_gemm_args& a = *args;
+  // ---- sizes
+  if (a.m < 1) return invalid("m (" + num(a.m) + ") must be >= 1");
+  if (a.n < 1) return invalid("n (" + num(a.n) + ") must be >= 1");
+  if (a.k < 1) return invalid("k (" + num(a.k) + ") must be >= 1");
+  bool const reads_c = a.beta != 0.0f;  // NaN beta reads C too
+  // ---- dtypes are fly_dtype_t values
+  if (!known_dtype(a.a_type)) return invalid("a_type (" + dtype_text(a.a_type) + ") is not a fly_dtype_t");
+  if (!known_dtype(a.b_type)) return invalid("b_type (" + dtype_text(a.b_type) + ") is not a fly_dtype_t");
+  if (!known_dtype(a.d_type)) return invalid("d_type (" + dtype_text(a.d_type) + ") is not a fly_dtype_t");
+  if (reads_c && !known_dtype(a.c_type)) return invalid("c_type (" + dtype_text(a.c_type) + ") is not a fly_dtype_t");
+  // ---- pointers
+  if (a.a == nullptr) return invalid("a is null");
+  if (a.b == nullptr) return invalid("b is null");
+  if (a.d == nullptr) return invalid("d is null");
+  if (reads_c && a.c == nullptr) return invalid("c is null but beta (" + num(a.beta) + ") is not 0");
+  // ---- leading dimensions
+  if (a.lda < a.k) return invalid("lda (" + num(a.lda) + ") must be >= k (" + num(a.k) + ")");
+  if (a.ldb < a.k) return invalid("ldb (" + num(a.ldb) + ") must be >= k (" + num(a.k) + ")");
+  if (reads_c && a.ldc < a.n) return invalid("ldc (" + num(a.ldc) + ") must be >= n (" + num(a.n) + ")");
+  if (a.ldd < a.n) return invalid("ldd (" + num(a.ldd) + ") must be >= n (" + num(a.n) + ")");
+  // ---- extents fit the address arithmetic; D does not overlap its inputs
+  int64_t const a_bytes = span_bytes(a.m, a.k, a.lda, dtype_bytes(a.a_type));
+  int64_t const b_bytes = span_bytes(a.n, a.k, a.ldb, dtype_bytes(a.b_type));
+  int64_t const c_bytes = reads_c ? span_bytes(a.m, a.n, a.ldc, dtype_bytes(a.c_type)) : 0;
+  int64_t const d_bytes = span_bytes(a.m, a.n, a.ldd, dtype_bytes(a.d_type));
+  if (a_bytes < 0) return invalid("A (m " + num(a.m) + " x lda " + num(a.lda) + ") spans more than 2^63 bytes");
+  if (b_bytes < 0) return invalid("B (n " + num(a.n) + " x ldb " + num(a.ldb) + ") spans more than 2^63 bytes");
+  if (c_bytes < 0) return invalid("C (m " + num(a.m) + " x ldc " + num(a.ldc) + ") spans more than 2^63 bytes");
+  if (d_bytes < 0) return invalid("D (m " + num(a.m) + " x ldd " + num(a.ldd) + ") spans more than 2^63 bytes");
+  Range const d_range = range_of(a.d, d_bytes);
+  if (overlap(d_range, range_of(a.a, a_bytes))) return invalid("d overlaps a (D must not alias A)");
+  if (overlap(d_range, range_of(a.b, b_bytes))) return invalid("d overlaps b (D must not alias B)");
+  if (reads_c && overlap(d_range, range_of(a.c, c_bytes))) {
+    bool const in_place = a.c == a.d && a.ldc == a.ldd && a.c_type == a.d_type;
+    if (!in_place) return invalid("c overlaps d without being the same matrix (c == d, ldc == ldd, c_type == d_type)");
+  }
+  // ---- dtype combinations this target computes
+  if (a.a_type != a.b_type) {
+    return unsupported("a_type (" + dtype_text(a.a_type) + ") and b_type (" + dtype_text(a.b_type) + ") must be the same");
+  }
+  switch (a.a_type) {
+    case FLY_DTYPE_F32: break;
+    case FLY_DTYPE_E4M3FN:
+      if (target == Target::gfx942) {
+        return unsupported("a_type e4m3fn is not computed on gfx942 (its fp8 format is e4m3fnuz)");
+      }
+      break;
+    case FLY_DTYPE_E4M3FNUZ:
+      if (target == Target::sm90a) {
+        return unsupported("a_type e4m3fnuz is computed only on gfx942 and the host backend (sm90a's fp8 format is e4m3fn)");
+      }
+      break;
+    default:
+      return unsupported("a_type " + dtype_text(a.a_type) + " is not supported: A and B must be e4m3fn, e4m3fnuz or f32");
+  }
+  if (a.d_type != FLY_DTYPE_F32 && a.d_type != FLY_DTYPE_F16 && a.d_type != FLY_DTYPE_BF16) {
+    return unsupported("d_type " + dtype_text(a.d_type) + " is not supported: D must be f32, f16 or bf16");
+  }
+  if (reads_c && a.c_type != a.d_type) {
+    return unsupported("c_type (" + dtype_text(a.c_type) + ") must equal d_type (" + dtype_text(a.d_type) + ") when C is read (beta != 0)");
+  }
+
+  GemmProblem& p = *out;
+  p.m = a.m;
+  p.n = a.n;
+  p.k = a.k;
+  p.lda = a.lda;
+  p.ldb = a.ldb;
+  p.ldc = reads_c ? a.ldc : 0;
+  p.ldd = a.ldd;
+  p.a = a.a_type;
+  p.b = a.b_type;
+  p.c = a.d_type;  // C's type is D's whenever C is read
+  p.d = a.d_type;
+  p.alpha = a.alpha;
+  p.beta = a.beta;
+  p.A = a.a;
+  p.B = a.b;
+  p.C = reads_c ? a.c : nullptr;
+  p.D = a.d;
+  p.scale_a = a.scale_a;
+  p.scale_b = a.scale_b;
+  return FLY_STATUS_SUCCESS;
+}
+
+}  // namespace fly::dispatch

@@ -1,0 +1,54 @@
+// Launching a GemmBlock kernel on the caller's CUDA stream: one block per BM x BN tile of D, no
+// allocation, no synchronisation (graph-capturable). Errors come back as FLY_STATUS_DEVICE_ERROR.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "gemm_kernel.hpp"
+#include "gemm_registry.hpp"
+#include "status_internal.hpp"
+
+namespace fly::kernels {
+
+inline GemmParams gemm_params(const fly::dispatch::GemmProblem& p) {
+  GemmParams g;
+  g.m = int(p.m);
+  g.n = int(p.n);
+  g.k = int(p.k);
+  g.lda = p.lda;
+  g.ldb = p.ldb;
+  g.ldc = p.ldc;
+  g.ldd = p.ldd;
+  g.a = p.A;
+  g.b = p.B;
+  g.c = p.C;
+  g.d = p.D;
+  g.alpha = p.alpha;
+  g.beta = p.beta;
+  g.scale_a = p.scale_a;
+  g.scale_b = p.scale_b;
+  return g;
+}
+
+template <class Block>
+fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmProblem& problem, void* stream) {
+  if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
+    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
+  }
+  const dim3 grid(unsigned((problem.m + Block::BM - 1) / Block::BM), unsigned((problem.n + Block::BN - 1) / Block::BN));
+  if (grid.y > 65535u) {
+    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: N = " + std::to_string(problem.n) +
+                                                            " needs more than 65535 column blocks of " +
+                                                            std::to_string(Block::BN));
+  }
+  kernel<<<grid, Block::threads, 0, static_cast<cudaStream_t>(stream)>>>(gemm_params(problem));
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
+  }
+  return FLY_STATUS_SUCCESS;
+}
+
+}  // namespace fly::kernels

@@ -1,0 +1,287 @@
+// fly_gemm_generator: expands src/kernels/gemm/variants.txt into GEMM variants, checks each cell
+// with the run-time layout algebra (fly::dyn), writes one translation unit per accepted cell and
+// the registry of the host-linked ones, and prints, for CMake, one line per file and per rejection:
+//   file <target> <path>
+//   reject <name>: <reason>
+//
+// Usage: fly_gemm_generator --table <variants.txt> --out <dir> [--filter <regex>] [--targets sm90a,gfx942]
+//        [--registry sm90a]   (the targets whose launch functions are linked into libfly)
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fly/atom/mma_traits_gfx942.hpp"
+#include "fly/atom/mma_traits_sm90.hpp"
+#include "fly/layout/dynamic.hpp"
+#include "fly/layout/to_dynamic.hpp"
+
+namespace {
+
+namespace dyn = fly::dyn;
+
+// What the generator knows of an MMA atom: its shape, threads, the thread-value layouts of A and
+// B (from the traits, as run-time layouts), and the K permutation its tiles use.
+struct MmaInfo {
+  std::string op;         // C++ type of the instruction
+  std::string ab_cpp;     // C++ element type of A and B
+  int elem_bytes;
+  int atom_m, atom_n, atom_k, threads;
+  dyn::Layout a_tv, b_tv;
+  std::string permutation;  // C++ Tile<...> of the TiledMMA
+  int k_step;               // K covered by one permutation block (atom_k without permutation)
+  dyn::Layout k_perm;       // the permutation of K within k_step (identity when none)
+};
+
+template <class Op>
+MmaInfo mma_info(std::string op, std::string ab_cpp, int elem_bytes, std::string permutation, int k_step,
+                 dyn::Layout k_perm) {
+  using T = fly::MMA_Traits<Op>;
+  MmaInfo info;
+  info.op = std::move(op);
+  info.ab_cpp = std::move(ab_cpp);
+  info.elem_bytes = elem_bytes;
+  info.atom_m = int(decltype(fly::size<0>(typename T::Shape_MNK{}))::value);
+  info.atom_n = int(decltype(fly::size<1>(typename T::Shape_MNK{}))::value);
+  info.atom_k = int(decltype(fly::size<2>(typename T::Shape_MNK{}))::value);
+  info.threads = int(decltype(fly::size(typename T::ThrID{}))::value);
+  info.a_tv = dyn::to_dynamic(typename T::ALayout{});
+  info.b_tv = dyn::to_dynamic(typename T::BLayout{});
+  info.permutation = std::move(permutation);
+  info.k_step = k_step;
+  info.k_perm = std::move(k_perm);
+  return info;
+}
+
+std::map<std::string, MmaInfo> mma_table() {
+  std::map<std::string, MmaInfo> t;
+  const std::string none = "fly::Tile<fly::Underscore, fly::Underscore, fly::Underscore>";
+  t.emplace("sm90a/e4m3fn", mma_info<fly::SM90_16x8x32_F32E4M3E4M3F32_TN>(
+                                "fly::SM90_16x8x32_F32E4M3E4M3F32_TN", "fly::float8_e4m3fn", 1, none, 32,
+                                dyn::make_layout(dyn::IntTuple(32, true))));
+  t.emplace("sm90a/f32", mma_info<fly::SM90_FMA_F32>("fly::SM90_FMA_F32", "float", 4, none, 1,
+                                                     dyn::make_layout(dyn::IntTuple(1, true))));
+  // gfx942 fp8: K permuted in blocks of 64 so a lane's bytes for two k-steps are adjacent (docs/atoms.md)
+  t.emplace("gfx942/e4m3fnuz",
+            mma_info<fly::GFX942_MFMA_F32_16x16x32_F8>(
+                "fly::GFX942_MFMA_F32_16x16x32_F8", "fly::float8_e4m3fnuz", 1,
+                "fly::Tile<fly::Underscore, fly::Underscore, fly::Layout<fly::Shape<fly::_8, fly::_4, fly::_2>, "
+                "fly::Stride<fly::_1, fly::_16, fly::_8>>>",
+                64, dyn::parse_layout("(_8,_4,_2):(_1,_16,_8)")));
+  t.emplace("gfx942/f32", mma_info<fly::GFX942_MFMA_F32_16x16x4_F32>("fly::GFX942_MFMA_F32_16x16x4_F32", "float", 4, none,
+                                                                      4, dyn::make_layout(dyn::IntTuple(4, true))));
+  return t;
+}
+
+struct CopyInfo {
+  std::string cpp;
+  int bits, min_bits;
+  bool buffer;
+};
+const std::map<std::string, CopyInfo> kCopies = {
+    {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
+    {"u64", {"fly::UniversalCopy64b", 64, 8, false}},   {"u128", {"fly::UniversalCopy128b", 128, 8, false}},
+    {"buf32", {"fly::BufferCopy32b", 32, 32, true}},    {"buf64", {"fly::BufferCopy64b", 64, 32, true}},
+    {"buf128", {"fly::BufferCopy128b", 128, 32, true}},
+};
+const std::map<std::string, std::string> kDtypeCpp = {
+    {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
+const std::map<std::string, std::string> kDtypeEnum = {
+    {"bf16", "FLY_DTYPE_BF16"}, {"f16", "FLY_DTYPE_F16"}, {"f32", "FLY_DTYPE_F32"},
+    {"e4m3fn", "FLY_DTYPE_E4M3FN"}, {"e4m3fnuz", "FLY_DTYPE_E4M3FNUZ"}};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct Cell {
+  std::string target, ab, d, copy;
+  int bm, bn, bk, wm, wn;
+  std::string name() const {
+    return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
+           std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) + "_" + copy + "_s1";
+  }
+};
+
+// The longest run of a thread's operand values that is contiguous in a row-major (rows x bk) tile:
+// what a copy can move in one access. tv maps (thread, value) to m + rows*k inside the atom.
+int contiguous_run(const MmaInfo& mma, const dyn::Layout& tv, int rows, int bk) {
+  // the atom's (rows x k_step) block of a row-major tile, with K permuted
+  dyn::Layout tile = dyn::make_layout(dyn::IntTuple::tuple({dyn::IntTuple(rows), dyn::IntTuple(mma.k_step)}),
+                                      dyn::IntTuple::tuple({dyn::IntTuple(bk), dyn::IntTuple(1)}));
+  dyn::Layout permuted = dyn::composition(tile, dyn::Tiler{std::nullopt, mma.k_perm});
+  // the atom's values of thread 0 over its consecutive k-steps, in fragment order
+  int steps = mma.k_step / mma.atom_k;
+  dyn::Layout atom_block = dyn::zipped_divide(
+      permuted, dyn::Tiler{dyn::make_layout(dyn::IntTuple(rows)), dyn::make_layout(dyn::IntTuple(mma.atom_k))});
+  dyn::Layout atom_tile = dyn::get_mode(atom_block, 0);
+  dyn::Layout rest = dyn::get_mode(atom_block, 1);
+  dyn::Layout values = dyn::composition(atom_tile, dyn::get_mode(tv, 1));  // thread 0's values in one step
+  dyn::Layout frag = dyn::make_layout({values, dyn::get_mode(rest, 1)});    // ... over the k-steps
+  (void)steps;
+  dyn::Layout c = dyn::coalesce(frag);
+  const dyn::IntTuple& s0 = c.shape.is_leaf() ? c.shape : c.shape[0];
+  const dyn::IntTuple& d0 = c.stride.is_leaf() ? c.stride : c.stride[0];
+  return d0.value() == 1 ? int(s0.value()) : 1;
+}
+
+// Empty string when the cell is valid, else why not.
+std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int& align_elems) {
+  const int threads = mma.threads * cell.wm * cell.wn;
+  if (threads > 1024) return std::to_string(threads) + " threads exceed a block's 1024";
+  const int step_m = mma.atom_m * cell.wm, step_n = mma.atom_n * cell.wn;
+  // the block tile must be a whole number of MMA steps: zipped_divide covers it exactly
+  auto covers = [](int extent, int step) {
+    dyn::Layout d = dyn::logical_divide(dyn::make_layout(dyn::IntTuple(extent)), dyn::make_layout(dyn::IntTuple(step)));
+    return dyn::size(d) == extent;
+  };
+  if (!covers(cell.bm, step_m))
+    return "BM=" + std::to_string(cell.bm) + " is not a multiple of the MMA's M step " + std::to_string(step_m) +
+           " (atom M " + std::to_string(mma.atom_m) + " x " + std::to_string(cell.wm) + " warps)";
+  if (!covers(cell.bn, step_n))
+    return "BN=" + std::to_string(cell.bn) + " is not a multiple of the MMA's N step " + std::to_string(step_n);
+  if (!covers(cell.bk, mma.k_step))
+    return "BK=" + std::to_string(cell.bk) + " is not a multiple of the MMA's K step " + std::to_string(mma.k_step);
+  if (copy.bits % (8 * mma.elem_bytes) != 0) return "copy " + cell.copy + " splits an element";
+  const int width = copy.bits / (8 * mma.elem_bytes);
+  const int run_a = contiguous_run(mma, mma.a_tv, mma.atom_m, cell.bk);
+  const int run_b = contiguous_run(mma, mma.b_tv, mma.atom_n, cell.bk);
+  const int run = std::min(run_a, run_b);
+  if (copy.min_bits > run * 8 * mma.elem_bytes)
+    return "copy " + cell.copy + " reads at least " + std::to_string(copy.min_bits) +
+           " bits, but the MMA's A/B values of a thread are contiguous only in runs of " + std::to_string(run) +
+           " elements";
+  if (width > run)
+    return "copy " + cell.copy + " (" + std::to_string(width) + " elements) is wider than the thread's contiguous runs (" +
+           std::to_string(run) + "): it would split into the loads of a narrower atom already in the grid";
+  align_elems = width;
+  return {};
+}
+
+void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int align) {
+  std::ofstream f(path);
+  const bool cuda = cell.target == "sm90a";
+  f << "// Generated by fly_gemm_generator from src/kernels/gemm/variants.txt. Do not edit.\n";
+  f << "// " << cell.name() << "\n";
+  if (!cuda) f << "#include <hip/hip_runtime.h>\n";
+  f << "#include \"fly/arch/copy_gfx942.hpp\"\n#include \"fly/atom/mma_traits_" << (cuda ? "sm90" : "gfx942")
+    << ".hpp\"\n#include \"gemm_kernel.hpp\"\n";
+  if (cuda) f << "#include \"gemm_launch_cuda.hpp\"\n";
+  f << "\nnamespace {\nusing Block = fly::kernels::GemmBlock<" << mma.op << ", fly::Layout<fly::Shape<fly::Int<" << cell.wm
+    << ">, fly::Int<" << cell.wn << ">, fly::_1>>, " << mma.permutation << ", " << cell.bm << ", " << cell.bn << ", "
+    << cell.bk << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n}  // namespace\n\n";
+  f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name()
+    << "(fly::kernels::GemmParams p) {\n  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
+  if (cuda) {
+    f << "\nfly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
+      << "  return fly::kernels::launch_cuda<Block>(" << cell.name() << ", problem, stream);\n}\n";
+  }
+  (void)align;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string table, out, filter = ".*", targets = "sm90a,gfx942", registry_targets;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i], v = argv[i + 1];
+    if (k == "--table") table = v;
+    else if (k == "--out") out = v;
+    else if (k == "--filter") filter = v;
+    else if (k == "--targets") targets = v;
+    else if (k == "--registry") registry_targets = v;
+    else {
+      std::cerr << "fly_gemm_generator: unknown option " << k << "\n";
+      return 2;
+    }
+  }
+  if (table.empty() || out.empty()) {
+    std::cerr << "usage: fly_gemm_generator --table <variants.txt> --out <dir> [--filter <regex>] [--targets t,..] "
+                 "[--registry t,..]\n";
+    return 2;
+  }
+  std::ifstream in(table);
+  if (!in) {
+    std::cerr << "fly_gemm_generator: cannot read " << table << "\n";
+    return 2;
+  }
+  const auto mmas = mma_table();
+  const auto enabled = split(targets, ',');
+  const auto linked = split(registry_targets, ',');
+  auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  const std::regex keep(filter);
+  std::vector<std::pair<Cell, int>> registry;
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::stringstream ss(line);
+    std::string target, ab, ds, tiles, copies;
+    if (!(ss >> target)) continue;
+    if (!(ss >> ab >> ds >> tiles >> copies)) {
+      std::cerr << table << ":" << lineno << ": expected: target ab d-list tile-list copy-list\n";
+      return 2;
+    }
+    auto mma_it = mmas.find(target + "/" + ab);
+    if (mma_it == mmas.end()) {
+      std::cerr << table << ":" << lineno << ": no MMA atom for " << target << "/" << ab << "\n";
+      return 2;
+    }
+    if (!has(enabled, target)) continue;
+    for (const auto& d : split(ds, ','))
+      for (const auto& tile : split(tiles, ','))
+        for (const auto& c : split(copies, ',')) {
+          Cell cell;
+          cell.target = target;
+          cell.ab = ab;
+          cell.d = d;
+          cell.copy = c;
+          if (std::sscanf(tile.c_str(), "%dx%dx%d:%dx%d", &cell.bm, &cell.bn, &cell.bk, &cell.wm, &cell.wn) != 5 ||
+              !kDtypeCpp.count(d) || !kCopies.count(c)) {
+            std::cerr << table << ":" << lineno << ": bad cell " << d << " " << tile << " " << c << "\n";
+            return 2;
+          }
+          if (!std::regex_match(cell.name(), keep)) continue;
+          int align = 1;
+          std::string why;
+          try {
+            why = check(cell, mma_it->second, kCopies.at(c), align);
+          } catch (const std::exception& e) {
+            why = std::string("the layout algebra rejects the tiling: ") + e.what();
+          }
+          if (!why.empty()) {
+            std::cout << "reject " << cell.name() << ": " << why << "\n";
+            continue;
+          }
+          const std::string path = out + "/" + cell.name() + (target == "sm90a" ? ".cu" : ".hip");
+          write_tu(path, cell, mma_it->second, kCopies.at(c), align);
+          std::cout << "file " << target << " " << path << "\n";
+          if (has(linked, target)) registry.emplace_back(cell, align);
+        }
+  }
+  // the registry of the variants whose launch functions are linked into libfly
+  const std::string reg_path = out + "/gemm_registry_generated.cpp";
+  std::ofstream r(reg_path);
+  r << "// Generated by fly_gemm_generator. Do not edit.\n#include \"gemm_registry.hpp\"\n\n";
+  for (const auto& [cell, align] : registry)
+    r << "fly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem&, void*);\n";
+  r << "\nnamespace fly::dispatch {\nnamespace {\nconst GemmVariant kVariants[] = {\n";
+  for (const auto& [cell, align] : registry)
+    r << "    {\"" << cell.name() << "\", Target::" << cell.target << ", " << kDtypeEnum.at(cell.ab) << ", "
+      << kDtypeEnum.at(cell.d) << ", " << cell.bm << ", " << cell.bn << ", " << cell.bk << ", " << align << ", "
+      << cell.name() << "_launch},\n";
+  if (registry.empty()) r << "    {nullptr, Target::host, FLY_DTYPE_F32, FLY_DTYPE_F32, 1, 1, 1, 1, nullptr},\n";
+  r << "};\n}  // namespace\n\nstd::span<const GemmVariant> gemm_variants() {\n  return std::span<const GemmVariant>(kVariants, "
+    << registry.size() << ");\n}\n}  // namespace fly::dispatch\n";
+  std::cout << "registry " << reg_path << " " << registry.size() << "\n";
+  return 0;
+}

@@ -1,0 +1,45 @@
+# cmake -DGEN=<fly_gemm_generator> -DTABLE=<table> -DOUT=<dir> -P check_generator.cmake
+# The generator accepts the valid cells, rejects each invalid one with the reason, names every
+# variant uniquely, and writes a translation unit for every accepted cell.
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+execute_process(COMMAND ${GEN} --table ${TABLE} --out ${OUT} --registry sm90a
+                OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "generator failed (${rc}): ${err}")
+endif()
+message("${out}")
+set(expect
+  "reject gemm_sm90a_e4m3fn_bf16_48x16x128_w4x1_u32_s1: BM=48 is not a multiple of the MMA's M step 64"
+  "reject gemm_sm90a_e4m3fn_bf16_64x16x80_w4x1_u32_s1: BK=80 is not a multiple of the MMA's K step 32"
+  "reject gemm_sm90a_e4m3fn_bf16_64x24x128_w4x2_u32_s1: BN=24 is not a multiple of the MMA's N step 16"
+  "reject gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u128_s1: copy u128 .16 elements. is wider than the thread's contiguous runs .4."
+  "reject gemm_gfx942_f32_f32_64x64x16_w2x2_buf64_s1: copy buf64 .2 elements. is wider"
+  "reject gemm_gfx942_e4m3fnuz_f32_64x16x96_w4x1_buf128_s1: BK=96 is not a multiple of the MMA's K step 64"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"
+  "file gfx942 [^\n]*/gemm_gfx942_f32_f32_64x64x16_w2x2_buf32_s1.hip"
+  "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf128_s1.hip"
+  "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf32_s1.hip"
+  "registry [^\n]* 1\n")
+foreach(e IN LISTS expect)
+  if(NOT out MATCHES "${e}")
+    message(FATAL_ERROR "generator output lacks: ${e}")
+  endif()
+endforeach()
+# every accepted cell has its file, and no name repeats
+string(REGEX MATCHALL "file [a-z0-9]+ [^\n]+" files "${out}")
+set(names "")
+foreach(f IN LISTS files)
+  string(REGEX REPLACE "^file [a-z0-9]+ " "" path "${f}")
+  if(NOT EXISTS ${path})
+    message(FATAL_ERROR "missing generated file ${path}")
+  endif()
+  get_filename_component(n ${path} NAME_WE)
+  list(APPEND names ${n})
+endforeach()
+list(LENGTH names before)
+list(REMOVE_DUPLICATES names)
+list(LENGTH names after)
+if(NOT before EQUAL after OR before EQUAL 0)
+  message(FATAL_ERROR "variant names are not unique (${before} files, ${after} names)")
+endif()
