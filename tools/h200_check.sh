@@ -28,13 +28,13 @@ grep -h "ptxas info.*Used" "$out/build.log" >"$out/ptxas.txt" 2>/dev/null
   echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench)"
   grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$out/ctest.log" 2>/dev/null | head -20
   echo "== GPU tests"
-  grep -E "LayoutCuda|Sm90\.|registers" "$out/ctest.log" 2>/dev/null | head -40
+  grep -E "Cuda\.|Sm90\.|registers" "$out/ctest.log" 2>/dev/null | grep -vE "^ +Start" | head -40
   echo "== register report (sm_90a origin kernels)"
   build/cuda/tools/regreport/fly_regreport --budgets test/register_budgets.txt \
     --sm90 build/cuda/test/origin/origin_sm90_cubin.cubin \
     --ptxas-log build/cuda/test/origin/origin_sm90_cubin.ptxas.log 2>&1 | head -12
   echo "== fly_bench"
-  grep -E "^BM_|^fly_bench" "$out/bench.txt" 2>/dev/null
+  grep -E "^BM_|^gemm/|^fly_bench" "$out/bench.txt" 2>/dev/null | cut -c1-230
   echo "== registers (ptxas)"
   sort -u "$out/ptxas.txt" | head -20
 } | tee "$out/summary.txt"

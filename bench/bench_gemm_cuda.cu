@@ -1,0 +1,254 @@
+// fly_gemm on the GPU beside cuBLASLt, same problems, same run. Each row reports TFLOP/s and, as a
+// fraction of the H200's measured ceilings (docs/h200-runs.md), the compute rate (fp8 dense 1979
+// TFLOP/s datasheet; fp32 51 TFLOP/s measured sgemm) and the bandwidth of reading A and B once and
+// writing D (4.57 TB/s read streaming): skinny decode GEMMs are bound by the latter.
+// Timing: CUDA events around each call after warm-up, median of the repetitions, inputs rotated
+// over several copies when one set fits in the 60 MB L2.
+#include <benchmark/benchmark.h>
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fly/fly.h"
+#include "fly/numeric/numeric.hpp"
+
+namespace {
+
+constexpr double kFp8PeakTflops = 1979.0;  // datasheet, dense
+constexpr double kFp32PeakTflops = 51.0;   // cuBLAS sgemm, measured on the H200
+constexpr double kReadTBs = 4.57;          // read-only streaming, measured
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+bool check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) std::fprintf(stderr, "fly_bench: %s: %s\n", what, cudaGetErrorString(e));
+  return e == cudaSuccess;
+}
+
+// Device buffers for `sets` copies of one problem, filled with random representable values.
+struct Problem {
+  Shape s;
+  fly_dtype_t ab, d;
+  int sets = 1;
+  std::vector<void*> a, b, dd;
+  float* scales = nullptr;
+  bool ok = true;
+
+  Problem(Shape shape, fly_dtype_t ab_type, fly_dtype_t d_type) : s(shape), ab(ab_type), d(d_type) {
+    const int64_t esize = ab == FLY_DTYPE_F32 ? 4 : 1, dsize = d == FLY_DTYPE_F32 ? 4 : 2;
+    const int64_t bytes = (s.m * s.k + s.n * s.k) * esize + s.m * s.n * dsize;
+    sets = bytes < (120ll << 20) ? int(std::min<int64_t>(8, (240ll << 20) / std::max<int64_t>(bytes, 1))) : 1;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    auto fill = [&](int64_t n) {
+      std::vector<unsigned char> host(size_t(n * esize));
+      for (int64_t i = 0; i < n; ++i) {
+        float v = dist(rng);
+        if (ab == FLY_DTYPE_F32) {
+          std::memcpy(&host[size_t(i * 4)], &v, 4);
+        } else {
+          host[size_t(i)] = fly::float8_e4m3fn(v).bits();
+        }
+      }
+      void* dev = nullptr;
+      ok = ok && check(cudaMalloc(&dev, host.size()), "cudaMalloc") &&
+           check(cudaMemcpy(dev, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+      return dev;
+    };
+    for (int i = 0; i < sets && ok; ++i) {
+      a.push_back(fill(s.m * s.k));
+      b.push_back(fill(s.n * s.k));
+      void* out = nullptr;
+      ok = ok && check(cudaMalloc(&out, size_t(s.m * s.n * dsize)), "cudaMalloc");
+      dd.push_back(out);
+    }
+    const float host_scales[2] = {1.f, 1.f};
+    ok = ok && check(cudaMalloc(&scales, sizeof(host_scales)), "cudaMalloc") &&
+         check(cudaMemcpy(scales, host_scales, sizeof(host_scales), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~Problem() {
+    for (auto* p : a) cudaFree(p);
+    for (auto* p : b) cudaFree(p);
+    for (auto* p : dd) cudaFree(p);
+    cudaFree(scales);
+  }
+  double flops() const { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
+  double bytes() const {
+    const double esize = ab == FLY_DTYPE_F32 ? 4 : 1, dsize = d == FLY_DTYPE_F32 ? 4 : 2;
+    return (double(s.m) * double(s.k) + double(s.n) * double(s.k)) * esize + double(s.m) * double(s.n) * dsize;
+  }
+};
+
+// Times `call(set)` with events: warm-up, then `reps` timed calls; returns the median in seconds.
+template <class Call>
+double median_seconds(Problem& p, cudaStream_t stream, int reps, Call call) {
+  for (int i = 0; i < 3; ++i) call(i % p.sets);
+  std::vector<float> ms;
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (int i = 0; i < reps; ++i) {
+    cudaEventRecord(start, stream);
+    call(i % p.sets);
+    cudaEventRecord(stop, stream);
+    cudaEventSynchronize(stop);
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return double(ms[ms.size() / 2]) * 1e-3;
+}
+
+void report(benchmark::State& state, Problem const& p, double seconds, const std::string& label) {
+  for (auto _s : state) state.SetIterationTime(seconds);
+  const double tflops = p.flops() / seconds * 1e-12;
+  const double tbs = p.bytes() / seconds * 1e-12;
+  state.counters["TFLOPs"] = tflops;
+  state.counters["of_peak"] = tflops / (p.ab == FLY_DTYPE_F32 ? kFp32PeakTflops : kFp8PeakTflops);
+  state.counters["TBs"] = tbs;
+  state.counters["of_hbm"] = tbs / kReadTBs;
+  state.counters["us"] = seconds * 1e6;
+  state.SetLabel(label);
+}
+
+void bench_fly(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d) {
+  Problem p(s, ab, d);
+  fly_handle_t h = nullptr;
+  if (!p.ok || fly_create(&h) != FLY_STATUS_SUCCESS) {
+    state.SkipWithError(fly_last_error());
+    return;
+  }
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+  fly_gemm_args args = FLY_GEMM_ARGS_INIT;
+  args.m = s.m; args.n = s.n; args.k = s.k;
+  args.a_type = args.b_type = ab;
+  args.c_type = args.d_type = d;
+  args.lda = s.k; args.ldb = s.k; args.ldd = s.n;
+  args.scale_a = p.scales; args.scale_b = p.scales + 1;
+  char why[FLY_GEMM_EXPLAIN_BYTES] = "";
+  args.a = p.a[0]; args.b = p.b[0]; args.d = p.dd[0];
+  if (fly_gemm_explain(h, &args, why, sizeof(why)) != FLY_STATUS_SUCCESS) {
+    state.SkipWithError(fly_last_error());
+  } else {
+    bool failed = false;
+    double t = median_seconds(p, stream, 50, [&](int i) {
+      args.a = p.a[size_t(i)]; args.b = p.b[size_t(i)]; args.d = p.dd[size_t(i)];
+      failed = failed || fly_gemm(h, &args, nullptr, 0, stream) != FLY_STATUS_SUCCESS;
+    });
+    if (failed) state.SkipWithError(fly_last_error());
+    else report(state, p, t, why);
+  }
+  cudaStreamDestroy(stream);
+  fly_destroy(h);
+}
+
+// cuBLASLt on the same problem: column-major D^T[N,M] = B[N,K] x A^T, i.e. "TN" with A := B.
+void bench_cublaslt(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d) {
+  Problem p(s, ab, d);
+  if (!p.ok) {
+    state.SkipWithError("allocation failed");
+    return;
+  }
+  cublasLtHandle_t lt;
+  cublasLtCreate(&lt);
+  const bool fp8 = ab != FLY_DTYPE_F32;
+  const cudaDataType_t in = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_32F;
+  const cudaDataType_t out = d == FLY_DTYPE_F32 ? CUDA_R_32F : d == FLY_DTYPE_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+  cublasLtMatmulDesc_t op;
+  cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+  cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
+  if (fp8) {
+    const float* sa = p.scales;
+    const float* sb = p.scales + 1;
+    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof(sb));
+    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof(sa));
+  }
+  cublasLtMatrixLayout_t la, lb, lc;
+  cublasLtMatrixLayoutCreate(&la, in, uint64_t(s.k), uint64_t(s.n), s.k);
+  cublasLtMatrixLayoutCreate(&lb, in, uint64_t(s.k), uint64_t(s.m), s.k);
+  cublasLtMatrixLayoutCreate(&lc, out, uint64_t(s.n), uint64_t(s.m), s.n);
+  size_t ws_bytes = 64ull << 20;
+  void* ws = nullptr;
+  cudaMalloc(&ws, ws_bytes);
+  cublasLtMatmulPreference_t pref;
+  cublasLtMatmulPreferenceCreate(&pref);
+  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof(ws_bytes));
+  cublasLtMatmulHeuristicResult_t algos[8];
+  int found = 0;
+  cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 8, algos, &found);
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+  const float alpha = 1.f, beta = 0.f;
+  double best = 0;
+  for (int a = 0; a < found; ++a) {
+    bool failed = false;
+    double t = median_seconds(p, stream, 20, [&](int i) {
+      failed = failed || cublasLtMatmul(lt, op, &alpha, p.b[size_t(i)], la, p.a[size_t(i)], lb, &beta, p.dd[size_t(i)], lc,
+                                        p.dd[size_t(i)], lc, &algos[a].algo, ws, ws_bytes, stream) != CUBLAS_STATUS_SUCCESS;
+    });
+    if (!failed && (best == 0 || t < best)) best = t;
+  }
+  if (best == 0) {
+    state.SkipWithError("cuBLASLt found no working algorithm");
+  } else {
+    report(state, p, best, "cuBLASLt best of " + std::to_string(found) + " heuristics");
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(ws);
+  cublasLtMatmulPreferenceDestroy(pref);
+  cublasLtMatrixLayoutDestroy(la);
+  cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(lc);
+  cublasLtMatmulDescDestroy(op);
+  cublasLtDestroy(lt);
+}
+
+bool have_gpu() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+// Registered at start-up when a GPU is present: fly and its peer side by side per problem.
+const int registered = [] {
+  if (!have_gpu()) return 0;
+  const Shape shapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048}, {16, 8192, 8192},
+                          {64, 8192, 8192},   {128, 8192, 8192},  {64, 16, 128}};
+  struct Types {
+    fly_dtype_t ab, d;
+    const char* name;
+  };
+  const Types types[] = {{FLY_DTYPE_E4M3FN, FLY_DTYPE_BF16, "e4m3_bf16"}, {FLY_DTYPE_F32, FLY_DTYPE_F32, "f32_f32"}};
+  for (auto const& t : types)
+    for (auto const& s : shapes) {
+      if (t.ab == FLY_DTYPE_F32 && s.m == 8192) continue;  // minutes per fly row on the simple fp32 kernel
+      const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+      benchmark::RegisterBenchmark(("gemm/" + std::string(t.name) + "/" + shape + "/fly").c_str(), bench_fly, s, t.ab, t.d)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(("gemm/" + std::string(t.name) + "/" + shape + "/cublaslt").c_str(), bench_cublaslt, s,
+                                   t.ab, t.d)
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+    }
+  return 1;
+}();
+
+}  // namespace
