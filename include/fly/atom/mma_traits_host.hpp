@@ -6,12 +6,13 @@
 
 namespace fly {
 
-template <>
-struct MMA_Traits<HOST_FMA> {
-  using ValTypeD = float;
-  using ValTypeA = float;
-  using ValTypeB = float;
-  using ValTypeC = float;
+// The traits of any one-thread scalar multiply-add (the host's and sm_90's FMA atoms).
+template <class T>
+struct ScalarFmaTraits {
+  using ValTypeD = T;
+  using ValTypeA = T;
+  using ValTypeB = T;
+  using ValTypeC = T;
 
   using Shape_MNK = Shape<_1, _1, _1>;
   using ThrID = Layout<_1>;
@@ -19,5 +20,8 @@ struct MMA_Traits<HOST_FMA> {
   using BLayout = Layout<Shape<_1, _1>, Stride<_0, _0>>;
   using CLayout = Layout<Shape<_1, _1>, Stride<_0, _0>>;
 };
+
+template <>
+struct MMA_Traits<HOST_FMA> : ScalarFmaTraits<float> {};
 
 }  // namespace fly

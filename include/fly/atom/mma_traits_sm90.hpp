@@ -25,6 +25,7 @@
 
 #include "fly/arch/mma_sm90.hpp"
 #include "fly/atom/mma_traits.hpp"
+#include "fly/atom/mma_traits_host.hpp"
 
 namespace fly {
 namespace detail {
@@ -80,18 +81,7 @@ struct MMA_Traits<SM90_16x8x16_F32F16F16F32_TN> {
 
 // One thread, 1x1x1 (CuTe's UniversalFMA).
 template <>
-struct MMA_Traits<SM90_FMA_F32> {
-  using ValTypeD = float;
-  using ValTypeA = float;
-  using ValTypeB = float;
-  using ValTypeC = float;
-
-  using Shape_MNK = Shape<_1, _1, _1>;
-  using ThrID = Layout<_1>;
-  using ALayout = Layout<Shape<_1, _1>, Stride<_0, _0>>;
-  using BLayout = Layout<Shape<_1, _1>, Stride<_0, _0>>;
-  using CLayout = Layout<Shape<_1, _1>, Stride<_0, _0>>;
-};
+struct MMA_Traits<SM90_FMA_F32> : ScalarFmaTraits<float> {};
 
 // wgmma m64n64k32 e4m3, A and B from shared memory: every thread of the warpgroup "holds" the whole
 // A and B tiles through the descriptors (thread stride 0, CuTe's GMMA::ABLayout); only the
