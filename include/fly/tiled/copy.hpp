@@ -24,10 +24,8 @@ FLY_HOST_DEVICE constexpr int contiguous_run() {
   using D0 = std::remove_cvref_t<decltype(get<0>(flatten_to_tuple(std::declval<L>().stride())))>;
   if constexpr (is_static_v<S0> && is_constant_v<1, D0>) {
     return int(S0::value);
-  } else if constexpr (is_static_v<S0> && !is_static_v<D0>) {
-    return 1;
   } else {
-    return 1;
+    return 1;  // a dynamic extent or stride proves no run
   }
 }
 
