@@ -51,33 +51,27 @@ struct MMA_Traits<SM90_16x8x32_F32E4M3E4M3F32_TN> {
   using CLayout = detail::sm90_c16x8_layout;
 };
 
-template <>
-struct MMA_Traits<SM90_16x8x16_F32BF16BF16F32_TN> {
+namespace detail {
+// m16n8k16 with 16-bit inputs T (bf16 or f16) and f32 accumulation: the layouts do not depend on T.
+template <class T>
+struct sm90_16x8x16_traits {
   using ValTypeD = float;
-  using ValTypeA = bfloat16;
-  using ValTypeB = bfloat16;
+  using ValTypeA = T;
+  using ValTypeB = T;
   using ValTypeC = float;
 
   using Shape_MNK = Shape<_16, _8, _16>;
   using ThrID = Layout<_32>;
-  using ALayout = detail::sm90_a16x16_16b_layout;
-  using BLayout = detail::sm90_b8x16_16b_layout;
-  using CLayout = detail::sm90_c16x8_layout;
+  using ALayout = sm90_a16x16_16b_layout;
+  using BLayout = sm90_b8x16_16b_layout;
+  using CLayout = sm90_c16x8_layout;
 };
+}  // namespace detail
 
 template <>
-struct MMA_Traits<SM90_16x8x16_F32F16F16F32_TN> {
-  using ValTypeD = float;
-  using ValTypeA = half;
-  using ValTypeB = half;
-  using ValTypeC = float;
-
-  using Shape_MNK = Shape<_16, _8, _16>;
-  using ThrID = Layout<_32>;
-  using ALayout = detail::sm90_a16x16_16b_layout;
-  using BLayout = detail::sm90_b8x16_16b_layout;
-  using CLayout = detail::sm90_c16x8_layout;
-};
+struct MMA_Traits<SM90_16x8x16_F32BF16BF16F32_TN> : detail::sm90_16x8x16_traits<bfloat16> {};
+template <>
+struct MMA_Traits<SM90_16x8x16_F32F16F16F32_TN> : detail::sm90_16x8x16_traits<half> {};
 
 // One thread, 1x1x1 (CuTe's UniversalFMA).
 template <>
