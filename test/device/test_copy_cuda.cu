@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "common/cuda_test.hpp"
 #include "fly/arch/copy_sm90.hpp"
 #include "fly/tiled.hpp"
 
@@ -36,16 +37,9 @@ __global__ void __launch_bounds__(128) roundtrip_kernel(float const* in, float* 
   copy(Copy_Atom<UniversalCopy32b, float>{}, frag, other.partition_D(g_out));
 }
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
-
 template <class CpOp>
 void roundtrip() {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: run on a GPU machine (tools/h200_check.sh)";
+  FLY_SKIP_WITHOUT_GPU();
   std::mt19937 rng(CpOp::bits);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   std::vector<float> in(kRows * kCols), out(kRows * kCols);

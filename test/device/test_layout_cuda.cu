@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "common/cuda_test.hpp"
 #include "layout_cases.hpp"
 
 namespace {
@@ -16,17 +17,10 @@ __global__ void eval_dynamic_kernel(int* out, int rows, int cols) {
   if (i < rows * cols) out[i] = fly_test::eval_dynamic(rows, cols, i);
 }
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
-
 constexpr int kPoison = -0x5A5A5A5A;
 
 TEST(LayoutCuda, StaticLayoutsMatchHost) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: run on a GPU machine (tools/h200_check.sh)";
+  FLY_SKIP_WITHOUT_GPU();
   const int n = fly_test::device_case_values();
   std::vector<int> expect(n, kPoison), got(n, kPoison);
   fly_test::eval_cases(expect.data(), 0, 1);
@@ -44,7 +38,7 @@ TEST(LayoutCuda, StaticLayoutsMatchHost) {
 }
 
 TEST(LayoutCuda, DynamicLayoutMatchesHost) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: run on a GPU machine (tools/h200_check.sh)";
+  FLY_SKIP_WITHOUT_GPU();
   for (auto [rows, cols] : {std::pair{6, 12}, std::pair{2, 4}, std::pair{10, 40}}) {
     const int n = rows * cols;
     std::vector<int> got(n, kPoison);

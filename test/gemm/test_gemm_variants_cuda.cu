@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/cuda_test.hpp"
+#include "common/exact_values.hpp"
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
 #include "gemm_registry.hpp"
@@ -19,13 +21,6 @@
 namespace {
 using fly::dispatch::GemmProblem;
 using fly::dispatch::GemmVariant;
-
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
 
 // Host storage of one element type, filled with exact values, readable as float.
 struct Buffer {
@@ -56,13 +51,11 @@ struct Buffer {
 void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned seed) {
   SCOPED_TRACE(std::string(v.name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
   std::mt19937 rng(seed);
-  const float pool[] = {0.f, 0.5f, -0.5f, 1.f, -1.f, 1.5f, -1.5f, 2.f, -2.f};
-  std::uniform_int_distribution<int> pick(0, 8);
   const int64_t lda = k + v.align_elems * 2, ldb = k + v.align_elems, ldc = n + 3, ldd = n + 5;
   Buffer A(v.ab_type, m * lda), B(v.ab_type, n * ldb), C(v.d_type, m * ldc), D(v.d_type, m * ldd);
-  for (int64_t i = 0; i < A.elems; ++i) A.set(i, pool[pick(rng)]);
-  for (int64_t i = 0; i < B.elems; ++i) B.set(i, pool[pick(rng)]);
-  for (int64_t i = 0; i < C.elems; ++i) C.set(i, pool[pick(rng)]);
+  for (int64_t i = 0; i < A.elems; ++i) A.set(i, fly_test::random_exact_value(rng));
+  for (int64_t i = 0; i < B.elems; ++i) B.set(i, fly_test::random_exact_value(rng));
+  for (int64_t i = 0; i < C.elems; ++i) C.set(i, fly_test::random_exact_value(rng));
   std::memset(D.bytes.data(), 0xFF, D.bytes.size());  // poison: NaN in f32, bf16 and f16
   const float alpha = 0.5f, beta = 2.f, sa = 2.f, sb = 0.25f;
 
@@ -107,7 +100,7 @@ void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned
 }
 
 TEST(GemmVariantsCuda, EveryVariantMatchesTheHostReference) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: run on a GPU machine (tools/h200_check.sh)";
+  FLY_SKIP_WITHOUT_GPU();
   auto variants = fly::dispatch::gemm_variants();
   ASSERT_GT(variants.size(), 0u) << "no sm_90a variant compiled in";
   unsigned seed = 1;
@@ -125,7 +118,7 @@ TEST(GemmVariantsCuda, EveryVariantMatchesTheHostReference) {
 // End to end from the C API: a CUDA handle dispatches to a compiled variant on the caller's stream
 // and matches the host backend bit for bit, for every dtype combination.
 TEST(GemmCApiCuda, EveryDtypeCombinationMatchesTheHostBackend) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: run on a GPU machine (tools/h200_check.sh)";
+  FLY_SKIP_WITHOUT_GPU();
   fly_handle_t gpu = nullptr, host = nullptr;
   ASSERT_EQ(fly_create(&gpu), FLY_STATUS_SUCCESS) << fly_last_error();
   ASSERT_EQ(fly_create_host(&host), FLY_STATUS_SUCCESS) << fly_last_error();
@@ -143,12 +136,10 @@ TEST(GemmCApiCuda, EveryDtypeCombinationMatchesTheHostBackend) {
         SCOPED_TRACE(std::string(fly_dtype_string(ab)) + " -> " + fly_dtype_string(d) + " " + std::to_string(m) + "x" +
                      std::to_string(n) + "x" + std::to_string(k));
         std::mt19937 rng(seed++);
-        const float pool[] = {0.f, 0.5f, -0.5f, 1.f, -1.f, 1.5f, -1.5f, 2.f, -2.f};
-        std::uniform_int_distribution<int> pick(0, 8);
         Buffer A(ab, m * k), B(ab, n * k), C(d, m * n), Dh(d, m * n), Dg(d, m * n);
-        for (int64_t i = 0; i < A.elems; ++i) A.set(i, pool[pick(rng)]);
-        for (int64_t i = 0; i < B.elems; ++i) B.set(i, pool[pick(rng)]);
-        for (int64_t i = 0; i < C.elems; ++i) C.set(i, pool[pick(rng)]);
+        for (int64_t i = 0; i < A.elems; ++i) A.set(i, fly_test::random_exact_value(rng));
+        for (int64_t i = 0; i < B.elems; ++i) B.set(i, fly_test::random_exact_value(rng));
+        for (int64_t i = 0; i < C.elems; ++i) C.set(i, fly_test::random_exact_value(rng));
         std::memset(Dh.bytes.data(), 0xFF, Dh.bytes.size());
         const float sa = 0.5f, sb = 4.f;
         fly_gemm_args args = FLY_GEMM_ARGS_INIT;

@@ -9,39 +9,23 @@
 #include <random>
 #include <vector>
 
+#include "common/exact_values.hpp"
+#include "common/cuda_test.hpp"
 #include "origin_sm90_kernels.cuh"
 
 namespace {
 using namespace fly;
 using namespace fly_test;
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
-
-// fp8 values whose products and partial sums are exact in fp32 (whatever the accumulation order
-// or width of the tensor cores' adder).
-template <class T>
-std::vector<T> random_operand(int n, std::mt19937& rng) {
-  static const float pool[] = {0.f, 0.5f, -0.5f, 1.f, -1.f, 1.5f, -1.5f, 2.f, -2.f};
-  std::uniform_int_distribution<int> pick(0, 8);
-  std::vector<T> v;
-  for (int i = 0; i < n; ++i) v.push_back(T(pool[pick(rng)]));
-  return v;
-}
-
 template <class Cfg, class Launch>
 void check_on_gpu(unsigned seed, Launch launch) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device on this machine: run on a GPU machine (tools/h200_check.sh)";
+  FLY_SKIP_WITHOUT_GPU();
   using TA = typename Cfg::TA;
   using TB = typename Cfg::TB;
   for (int round = 0; round < 3; ++round) {  // fresh inputs each round
     std::mt19937 rng(seed * 7919u + unsigned(round));
-    auto A = random_operand<TA>(Cfg::M * Cfg::K, rng);
-    auto B = random_operand<TB>(Cfg::N * Cfg::K, rng);
+    auto A = random_exact_operand<TA>(Cfg::M * Cfg::K, rng);
+    auto B = random_exact_operand<TB>(Cfg::N * Cfg::K, rng);
     std::vector<float> C(size_t(Cfg::M * Cfg::N));
     TA* dA = nullptr;
     TB* dB = nullptr;

@@ -8,23 +8,13 @@
 #include <random>
 #include <vector>
 
+#include "common/exact_values.hpp"
 #include "fly/atom/mma_model.hpp"
 #include "tile_configs.hpp"
 
 namespace {
 using namespace fly;
 using namespace fly_test;
-
-// fp8 values whose products and sums are exact in fp32, so any accumulation order agrees.
-template <class T>
-std::vector<T> random_operand(int n, std::mt19937& rng) {
-  static const float pool[] = {0.f, 0.5f, -0.5f, 1.f, -1.f, 1.5f, -1.5f, 2.f, -2.f};
-  std::uniform_int_distribution<int> pick(0, 8);
-  std::vector<T> v;
-  v.reserve(size_t(n));
-  for (int i = 0; i < n; ++i) v.push_back(T(pool[pick(rng)]));
-  return v;
-}
 
 // One warp's step of the MMA on every lane's fragments, through the instruction's model.
 template <class Cfg, class FA, class FB, class FC>
@@ -62,8 +52,8 @@ void check_tile(unsigned seed) {
   using TA = typename Cfg::TA;
   using TB = typename Cfg::TB;
   std::mt19937 rng(seed);
-  auto A = random_operand<TA>(Cfg::M * Cfg::K, rng);
-  auto B = random_operand<TB>(Cfg::N * Cfg::K, rng);
+  auto A = random_exact_operand<TA>(Cfg::M * Cfg::K, rng);
+  auto B = random_exact_operand<TB>(Cfg::N * Cfg::K, rng);
   std::vector<float> C(size_t(Cfg::M * Cfg::N), std::nanf(""));  // poisoned
   auto a_it = [&] {
     if constexpr (Buffer) {

@@ -20,7 +20,6 @@ namespace fly {
 struct float8_e4m3fn {
   uint8_t storage;
 
-
   float8_e4m3fn() = default;
   FLY_HOST_DEVICE constexpr explicit float8_e4m3fn(float x)
       : storage(static_cast<uint8_t>(detail::minifloat_encode<detail::e4m3fn_format>(x))) {}
@@ -45,7 +44,6 @@ struct float8_e4m3fn {
 
 struct float8_e4m3fnuz {
   uint8_t storage;
-
 
   float8_e4m3fnuz() = default;
   FLY_HOST_DEVICE constexpr explicit float8_e4m3fnuz(float x)
