@@ -16,11 +16,17 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u128_s1: copy u128 .16 elements. is wider than the thread's contiguous runs .4."
   "reject gemm_gfx942_f32_f32_64x64x16_w2x2_buf64_s1: copy buf64 .2 elements. is wider"
   "reject gemm_gfx942_e4m3fnuz_f32_64x16x96_w4x1_buf128_s1: BK=96 is not a multiple of the MMA's K step 64"
+  "reject gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s1: a cp.async pipeline needs at least 2 stages"
+  "reject gemm_sm90a_e4m3fn_bf16_16x64x1024_w1x4_cpasync128_s4: 4 stages need 332800 bytes of shared memory"
+  "reject gemm_sm90a_e4m3fn_bf16_16x24x32_w1x1_cpasync128_s2: 32 threads cannot cover a 24x32 tile in whole rows of 2 vectors"
+  "reject gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s2: the direct-load kernel has no pipeline"
+  "reject gemm_gfx942_f32_f32_64x64x16_w2x2_cpasync128_s3: copy cpasync128 is an sm_90a instruction"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"
   "file gfx942 [^\n]*/gemm_gfx942_f32_f32_64x64x16_w2x2_buf32_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf128_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf32_s1.hip"
-  "registry [^\n]* 1\n")
+  "registry [^\n]* 2\n")
 foreach(e IN LISTS expect)
   if(NOT out MATCHES "${e}")
     message(FATAL_ERROR "generator output lacks: ${e}")

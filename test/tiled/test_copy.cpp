@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fly/arch/copy_gfx942.hpp"
+#include "fly/arch/copy_sm90.hpp"
 #include "fly/tiled/copy.hpp"
 
 namespace {
@@ -86,6 +87,24 @@ TEST(Copy, RegistersToMemoryAndPredicate) {
     for (int i = 0; i < 4; ++i) EXPECT_EQ(mem[size_t(i + 8 * j)], j < 2 ? float(i + 4 * j) + 0.5f : -1.0f);
   for (int j = 0; j < 4; ++j)
     for (int i = 4; i < 8; ++i) EXPECT_EQ(mem[size_t(i + 8 * j)], -1.0f) << "written outside the tensor";
+}
+
+// copy_zfill: vectors whose predicate is false become zeros (and their source is not read), the
+// others are copied; for UniversalCopy and for cp.async's host model alike.
+template <class Op>
+void check_zfill() {
+  auto mem = random_bytes(64, 9);
+  for (auto& b : mem) b = uint8_t(b | 1);  // no zero bytes: a zero in dst must come from the fill
+  auto src = make_tensor(mem.data(), make_layout(_64{}));
+  std::vector<uint8_t> out(64, 0xEE);
+  auto dst = make_tensor(out.data(), make_layout(_64{}));
+  copy_zfill(Copy_Atom<Op, uint8_t>{}, [](int i) { return i < 16 || i >= 48; }, src, dst);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(out[size_t(i)], i < 16 || i >= 48 ? mem[size_t(i)] : 0) << i;
+}
+TEST(Copy, ZeroFillReplacesDisabledVectorsWithZeros) {
+  check_zfill<UniversalCopy128b>();
+  check_zfill<SM90_CpAsync<128>>();
+  check_zfill<SM90_CpAsync<32>>();
 }
 
 TEST(Copy, UniversalCopyMovesTheBytes) {

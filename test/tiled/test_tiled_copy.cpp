@@ -44,6 +44,21 @@ TEST(TiledCopy, CopyingEveryPartitionReproducesTheTensor) {
   }
   EXPECT_EQ(dst, src);
 }
+
+// partition_layout is partition_S on a layout alone: kernels partition a coordinate layout with it
+// to find each vector's (row, column) for edge predicates.
+TEST(TiledCopy, PartitionLayoutMatchesPartition) {
+  auto tc = make_tiled_copy(Copy_Atom<UniversalCopy128b, float>{}, make_layout(make_shape(_8{}, _4{})),
+                            make_layout(make_shape(_1{}, _4{})));
+  std::vector<float> mem(16 * 32);
+  auto g = make_tensor(mem.data(), make_layout(make_shape(_16{}, _32{}), make_stride(_32{}, _1{})));
+  for (int t = 0; t < 32; ++t) {
+    auto part = tc.get_slice(t).partition_S(g);
+    auto [sub, off] = tc.get_slice(t).partition_layout(g.layout());
+    ASSERT_EQ(int(size(sub)), int(size(part)));
+    for (int i = 0; i < int(size(part)); ++i) EXPECT_EQ(int(off) + int(sub(i)), int(&part[i] - mem.data())) << t << " " << i;
+  }
+}
 }  // namespace
 
 namespace {

@@ -30,6 +30,15 @@ struct UniversalCopy {
   FLY_HOST_DEVICE static void copy(SrcIt src, DstIt dst) {
     *reinterpret_cast<Vec*>(&*dst) = *reinterpret_cast<Vec const*>(&*src);
   }
+  // valid == false: write zeros, read nothing.
+  template <class SrcIt, class DstIt>
+  FLY_HOST_DEVICE static void copy_zfill(SrcIt src, DstIt dst, bool valid) {
+    if (valid) {
+      copy(src, dst);
+    } else {
+      *reinterpret_cast<Vec*>(&*dst) = Vec{};
+    }
+  }
 };
 
 using UniversalCopy8b = UniversalCopy<uint8_t>;

@@ -1,5 +1,7 @@
-// sm_90a cp.async: global -> shared copies of 4, 8 or 16 bytes that bypass registers, completed by
-// cp.async.wait_group. On the host the functional model copies immediately.
+// sm_90a cp.async: global -> shared copies of 4, 8 or 16 bytes that bypass registers, grouped by
+// cp_async_fence() and completed by cp_async_wait<N>(). copy_zfill with valid == false reads nothing
+// and writes zeros (src-size 0): the predicated loads of edge tiles. On the host the functional
+// model copies immediately.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,42 @@ struct SM90_CpAsync {
     std::memcpy(&*dst, &*src, Bits / 8);
 #endif
   }
+
+  template <class SrcIt, class DstIt>
+  FLY_HOST_DEVICE static void copy_zfill(SrcIt src, DstIt dst, bool valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    auto smem = static_cast<uint32_t>(__cvta_generic_to_shared(&*dst));
+    const int src_bytes = valid ? Bits / 8 : 0;
+    if constexpr (Bits == 128) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem), "l"(&*src), "r"(src_bytes));
+    } else {
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem), "l"(&*src), "n"(Bits / 8),
+                   "r"(src_bytes));
+    }
+#else
+    if (valid) {
+      std::memcpy(&*dst, &*src, Bits / 8);
+    } else {
+      std::memset(&*dst, 0, Bits / 8);
+    }
+#endif
+  }
 };
+
+// Close the group of cp.async issued since the last fence (an empty group is legal).
+FLY_HOST_DEVICE inline void cp_async_fence() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Wait until at most N of this thread's cp.async groups are still in flight.
+template <int N>
+FLY_HOST_DEVICE inline void cp_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
 
 // Make every cp.async issued so far by this thread visible in shared memory.
 FLY_HOST_DEVICE inline void cp_async_wait_all() {

@@ -108,6 +108,21 @@ FLY_HD bool copy_site_enabled(offset_predicate<Pred> const& p, int, Off const& s
   return p.pred(src_offset);
 }
 
+// A predicate whose false vectors are zero-filled (Op::copy_zfill) instead of left untouched.
+template <class Pred>
+struct zfill_predicate {
+  Pred pred;
+};
+
+template <class Op, class Pred, class S, class D, class Off>
+FLY_HD void copy_site(Pred const& pred, int logical, S src, D dst, Off const& src_offset) {
+  if (copy_site_enabled(pred, logical, src_offset)) Op::copy(src, dst);
+}
+template <class Op, class Pred, class S, class D, class Off>
+FLY_HD void copy_site(zfill_predicate<Pred> const& p, int logical, S src, D dst, Off const&) {
+  Op::copy_zfill(src, dst, p.pred(logical));
+}
+
 template <class Atom, class SrcT, class DstT, class Pred>
 FLY_HD void copy_impl(SrcT const& src, DstT&& dst, Pred const& pred) {
   using T = typename Atom::value_type;
@@ -132,9 +147,7 @@ FLY_HD void copy_impl(SrcT const& src, DstT&& dst, Pred const& pred) {
   auto logical = logical_divide(make_layout(size(sl)), vec_layout);
   constexpr int n = int(decltype(size<1>(d))::value);
   [&]<int... I>(seq<I...>) {
-    ((copy_site_enabled(pred, int(logical(0, I)), s(0, I)) ? Op::copy(src.data() + s(0, I), dst.data() + d(0, I))
-                                                          : void()),
-     ...);
+    (copy_site<Op>(pred, int(logical(0, I)), src.data() + s(0, I), dst.data() + d(0, I), s(0, I)), ...);
   }(make_seq<n>{});
 }
 
@@ -168,6 +181,18 @@ FLY_HD void copy_if_src(Copy_Atom<Op, T> const&, Pred const& pred, Tensor<SE, SL
 template <class Op, class T, class Pred, class SE, class SL, class DE, class DL>
 FLY_HD void copy_if_src(Copy_Atom<Op, T> const& atom, Pred const& pred, Tensor<SE, SL> const& src, Tensor<DE, DL>&& dst) {
   copy_if_src(atom, pred, src, dst);
+}
+
+// copy_zfill(atom, pred, src, dst): like copy with a predicate, but a vector whose pred(i) is false
+// is zero-filled and its source not read (cp.async with src-size 0): staging edge tiles in shared
+// memory, where stale values of an earlier tile must not leak into the product.
+template <class Op, class T, class Pred, class SE, class SL, class DE, class DL>
+FLY_HD void copy_zfill(Copy_Atom<Op, T> const&, Pred const& pred, Tensor<SE, SL> const& src, Tensor<DE, DL>& dst) {
+  detail::copy_impl<Copy_Atom<Op, T>>(src, dst, detail::zfill_predicate<Pred>{pred});
+}
+template <class Op, class T, class Pred, class SE, class SL, class DE, class DL>
+FLY_HD void copy_zfill(Copy_Atom<Op, T> const& atom, Pred const& pred, Tensor<SE, SL> const& src, Tensor<DE, DL>&& dst) {
+  copy_zfill(atom, pred, src, dst);
 }
 
 }  // namespace fly

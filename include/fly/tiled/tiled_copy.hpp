@@ -16,9 +16,11 @@ struct TiledCopy {
   using atom_type = Atom;
   static constexpr int num_threads = int(decltype(size<0>(LayoutTV{}))::value);
 
-  template <class E, class L>
-  FLY_HD static auto partition(Tensor<E, L>& t, int thr) {
-    auto z = zipped_divide(t.layout(), Tiler{});
+  // (sub-layout, offset) of thread thr's part of a layout: what partition_S/D does to a tensor.
+  // Kernels partition a static coordinate layout with it to find each value's (row, column).
+  template <class L>
+  FLY_HD static auto partition_layout(L const& l, int thr) {
+    auto z = zipped_divide(l, Tiler{});
     auto tv = make_layout(composition(get<0>(z), LayoutTV{}), get<1>(z));
     using Rest = std::remove_cvref_t<decltype(get<1>(z).shape())>;
     auto rest_coord = [] {
@@ -28,7 +30,12 @@ struct TiledCopy {
         return _;
       }
     }();
-    auto [sub, off] = slice_and_offset(make_coord(make_coord(thr, _), rest_coord), tv);
+    return slice_and_offset(make_coord(make_coord(thr, _), rest_coord), tv);
+  }
+
+  template <class E, class L>
+  FLY_HD static auto partition(Tensor<E, L>& t, int thr) {
+    auto [sub, off] = partition_layout(t.layout(), thr);
     return make_tensor(t.data() + off, sub);
   }
 
@@ -38,6 +45,8 @@ struct TiledCopy {
     FLY_HD auto partition_S(T&& src) const { return partition(src, thr); }
     template <class T>
     FLY_HD auto partition_D(T&& dst) const { return partition(dst, thr); }
+    template <class L>
+    FLY_HD auto partition_layout(L const& l) const { return TiledCopy::partition_layout(l, thr); }
     template <class T>
     FLY_HD auto retile_S(T&& t) const { return make_view(t, t.layout()); }
     template <class T>

@@ -15,20 +15,9 @@
 #include "fly/arch/copy_gfx942.hpp"
 #include "fly/numeric/numeric.hpp"
 #include "fly/tiled.hpp"
+#include "gemm_epilogue.hpp"
 
 namespace fly::kernels {
-
-struct GemmParams {
-  int m, n, k;
-  int64_t lda, ldb, ldc, ldd;
-  void const* a;
-  void const* b;
-  void const* c;
-  void* d;
-  float alpha, beta;
-  float const* scale_a;
-  float const* scale_b;
-};
 
 template <class MmaOp, class WarpLayout, class Permutation, int BM_, int BN_, int BK_, class CopyOpA, class CopyOpB,
           class TD>
@@ -113,22 +102,7 @@ struct GemmBlock {
       gemm(Mma{}, acc, fA, fB, acc);
     }
 
-    // epilogue: scale, add beta * C, convert, store what lies inside D
-    const float scale = p.alpha * (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
-    auto [coord_c, coord_c0] = thr_mma.partition_layout_C(make_layout(make_shape(Int<BM>{}, Int<BN>{}), make_stride(Int<BN>{}, _1{})));
-    const int rc0 = int(coord_c0) / BN, cc0 = int(coord_c0) % BN;
-    auto* D = static_cast<TD*>(p.d);
-    auto const* C = static_cast<TD const*>(p.c);
-    for_each_index<int(decltype(size(acc))::value)>([&](auto i) {
-      const int at = int(coord_c(i));
-      const int r = rc0 + at / BN, c = cc0 + at % BN;
-      if (full_mn || (r < m_left && c < n_left)) {
-        float v = scale * float(acc[i]);
-        const int64_t row = m0 + r, col = n0 + c;
-        if (p.beta != 0.f) v += p.beta * float(C[row * p.ldc + col]);
-        D[row * p.ldd + col] = TD(v);
-      }
-    });
+    store_tile<TD, BM, BN>(thr_mma, acc, p, m0, n0);
   }
 };
 

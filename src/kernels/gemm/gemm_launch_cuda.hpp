@@ -1,13 +1,16 @@
-// Launching a GemmBlock kernel on the caller's CUDA stream: one block per BM x BN tile of D, no
+// Launching a GEMM block kernel on the caller's CUDA stream: one block per BM x BN tile of D, no
 // allocation, no synchronisation (graph-capturable). Errors come back as FLY_STATUS_DEVICE_ERROR.
+// Blocks that stage tiles in shared memory declare smem_bytes; above the default 48 KB the kernel
+// is opted in to more once per device.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
-#include "gemm_kernel.hpp"
+#include "gemm_epilogue.hpp"
 #include "gemm_registry.hpp"
 #include "status_internal.hpp"
 
@@ -34,6 +37,34 @@ inline GemmParams gemm_params(const fly::dispatch::GemmProblem& p) {
 }
 
 template <class Block>
+constexpr int dynamic_smem_bytes() {
+  if constexpr (requires { Block::smem_bytes; }) {
+    return Block::smem_bytes;
+  } else {
+    return 0;
+  }
+}
+
+// cudaFuncSetAttribute for kernels over 48 KB of shared memory, once per device (bit d of `done`).
+template <class Block>
+cudaError_t allow_dynamic_smem(void (*kernel)(GemmParams)) {
+  constexpr int bytes = dynamic_smem_bytes<Block>();
+  if constexpr (bytes <= 48 * 1024) {
+    (void)kernel;
+    return cudaSuccess;
+  } else {
+    static std::atomic<uint64_t> done{0};
+    int device = 0;
+    if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+    const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+    if (bit != 0 && (done.load(std::memory_order_acquire) & bit)) return cudaSuccess;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_acq_rel);
+    return e;
+  }
+}
+
+template <class Block>
 fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmProblem& problem, void* stream) {
   if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
     return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
@@ -44,7 +75,12 @@ fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmPr
                                                             " needs more than 65535 column blocks of " +
                                                             std::to_string(Block::BN));
   }
-  kernel<<<grid, Block::threads, 0, static_cast<cudaStream_t>(stream)>>>(gemm_params(problem));
+  if (cudaError_t e = allow_dynamic_smem<Block>(kernel); e != cudaSuccess) {
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
+                                                          std::to_string(dynamic_smem_bytes<Block>()) +
+                                                          " bytes of shared memory: " + cudaGetErrorString(e));
+  }
+  kernel<<<grid, Block::threads, dynamic_smem_bytes<Block>(), static_cast<cudaStream_t>(stream)>>>(gemm_params(problem));
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }

@@ -77,16 +77,21 @@ std::map<std::string, MmaInfo> mma_table() {
   return t;
 }
 
+// A copy spelling of the grid. Register copies load global memory straight into the MMA's
+// fragments (GemmBlock); a staged copy (cp.async) streams tiles through a ring of shared-memory
+// buffers (GemmCpAsyncBlock, pipeline depth from the tile's :sN).
 struct CopyInfo {
   std::string cpp;
   int bits, min_bits;
   bool buffer;
+  bool staged = false;
 };
 const std::map<std::string, CopyInfo> kCopies = {
     {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
     {"u64", {"fly::UniversalCopy64b", 64, 8, false}},   {"u128", {"fly::UniversalCopy128b", 128, 8, false}},
     {"buf32", {"fly::BufferCopy32b", 32, 32, true}},    {"buf64", {"fly::BufferCopy64b", 64, 32, true}},
     {"buf128", {"fly::BufferCopy128b", 128, 32, true}},
+    {"cpasync128", {"fly::SM90_CpAsync<128>", 128, 128, false, true}},
 };
 const std::map<std::string, std::string> kDtypeCpp = {
     {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
@@ -105,11 +110,48 @@ std::vector<std::string> split(const std::string& s, char sep) {
 struct Cell {
   std::string target, ab, d, copy;
   int bm, bn, bk, wm, wn;
+  int stages = 1;
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
-           std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) + "_" + copy + "_s1";
+           std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) + "_" + copy + "_s" +
+           std::to_string(stages);
   }
 };
+
+// "BMxBNxBK:WMxWN" or "BMxBNxBK:WMxWN:sS"; false when malformed.
+bool parse_tile(const std::string& tile, Cell& cell) {
+  char tail = 0;
+  const int n = std::sscanf(tile.c_str(), "%dx%dx%d:%dx%d:s%d%c", &cell.bm, &cell.bn, &cell.bk, &cell.wm, &cell.wn,
+                            &cell.stages, &tail);
+  if (n == 5) cell.stages = 1;
+  return (n == 5 || n == 6) && cell.stages >= 1;
+}
+
+// The sm_90a limit on a block's dynamic shared memory (227 KB).
+constexpr int kMaxSmemBytes = 232448;
+
+// Checks what GemmCpAsyncBlock static_asserts, so that no cell fails to compile: one 16-byte vector
+// per cp.async, threads covering each operand tile in whole rows, the ring within shared memory.
+std::string check_staged(const Cell& cell, const MmaInfo& mma, int threads, int& align_elems) {
+  if (cell.target != "sm90a") return "copy " + cell.copy + " is an sm_90a instruction";
+  if (cell.stages < 2) return "a cp.async pipeline needs at least 2 stages (:s2 or more)";
+  const int vec = 16 / mma.elem_bytes;
+  if ((cell.bk * mma.elem_bytes) % 16 != 0)
+    return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
+  const int per_row = cell.bk / vec;
+  for (int rows : {cell.bm, cell.bn}) {
+    const int used = std::min(rows * per_row, threads);
+    if (used % per_row != 0 || rows % (used / per_row) != 0)
+      return std::to_string(threads) + " threads cannot cover a " + std::to_string(rows) + "x" + std::to_string(cell.bk) +
+             " tile in whole rows of " + std::to_string(per_row) + " vectors";
+  }
+  const int smem = cell.stages * (cell.bm + cell.bn) * (cell.bk + vec) * mma.elem_bytes;
+  if (smem > kMaxSmemBytes)
+    return std::to_string(cell.stages) + " stages need " + std::to_string(smem) + " bytes of shared memory (max " +
+           std::to_string(kMaxSmemBytes) + ")";
+  align_elems = vec;
+  return {};
+}
 
 // The longest run of a thread's operand values that is contiguous in a row-major (rows x bk) tile:
 // what a copy can move in one access. tv maps (thread, value) to m + rows*k inside the atom.
@@ -150,6 +192,8 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
     return "BN=" + std::to_string(cell.bn) + " is not a multiple of the MMA's N step " + std::to_string(step_n);
   if (!covers(cell.bk, mma.k_step))
     return "BK=" + std::to_string(cell.bk) + " is not a multiple of the MMA's K step " + std::to_string(mma.k_step);
+  if (copy.staged) return check_staged(cell, mma, threads, align_elems);
+  if (cell.stages != 1) return "the direct-load kernel has no pipeline: stages must be 1";
   if (copy.bits % (8 * mma.elem_bytes) != 0) return "copy " + cell.copy + " splits an element";
   const int width = copy.bits / (8 * mma.elem_bytes);
   const int run_a = contiguous_run(mma, mma.a_tv, mma.atom_m, cell.bk);
@@ -166,25 +210,38 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
   return {};
 }
 
-void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int align) {
+void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, const CopyInfo& copy) {
   std::ofstream f(path);
   const bool cuda = cell.target == "sm90a";
+  const std::string warps =
+      "fly::Layout<fly::Shape<fly::Int<" + std::to_string(cell.wm) + ">, fly::Int<" + std::to_string(cell.wn) + ">, fly::_1>>";
+  const std::string tile = std::to_string(cell.bm) + ", " + std::to_string(cell.bn) + ", " + std::to_string(cell.bk);
   f << "// Generated by fly_gemm_generator from src/kernels/gemm/variants.txt. Do not edit.\n";
   f << "// " << cell.name() << "\n";
   if (!cuda) f << "#include <hip/hip_runtime.h>\n";
-  f << "#include \"fly/arch/copy_gfx942.hpp\"\n#include \"fly/atom/mma_traits_" << (cuda ? "sm90" : "gfx942")
-    << ".hpp\"\n#include \"gemm_kernel.hpp\"\n";
+  f << "#include \"fly/arch/copy_gfx942.hpp\"\n#include \"fly/atom/mma_traits_" << (cuda ? "sm90" : "gfx942") << ".hpp\"\n";
+  f << (copy.staged ? "#include \"gemm_cpasync_kernel.hpp\"\n" : "#include \"gemm_kernel.hpp\"\n");
   if (cuda) f << "#include \"gemm_launch_cuda.hpp\"\n";
-  f << "\nnamespace {\nusing Block = fly::kernels::GemmBlock<" << mma.op << ", fly::Layout<fly::Shape<fly::Int<" << cell.wm
-    << ">, fly::Int<" << cell.wn << ">, fly::_1>>, " << mma.permutation << ", " << cell.bm << ", " << cell.bn << ", "
-    << cell.bk << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n}  // namespace\n\n";
-  f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name()
-    << "(fly::kernels::GemmParams p) {\n  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
+  f << "\nnamespace {\n";
+  if (copy.staged) {
+    f << "using Block = fly::kernels::GemmCpAsyncBlock<" << mma.op << ", " << warps << ", " << tile << ", " << cell.stages
+      << ", " << kDtypeCpp.at(cell.d) << ">;\n";
+  } else {
+    f << "using Block = fly::kernels::GemmBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
+      << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n";
+  }
+  f << "}  // namespace\n\n";
+  f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name() << "(fly::kernels::GemmParams p) {\n";
+  if (copy.staged) {
+    f << "  extern __shared__ __align__(16) unsigned char smem[];\n"
+      << "  Block::run(p, reinterpret_cast<Block::TA*>(smem), int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
+  } else {
+    f << "  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
+  }
   if (cuda) {
     f << "\nfly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
       << "  return fly::kernels::launch_cuda<Block>(" << cell.name() << ", problem, stream);\n}\n";
   }
-  (void)align;
 }
 
 }  // namespace
@@ -245,8 +302,7 @@ int main(int argc, char** argv) {
           cell.ab = ab;
           cell.d = d;
           cell.copy = c;
-          if (std::sscanf(tile.c_str(), "%dx%dx%d:%dx%d", &cell.bm, &cell.bn, &cell.bk, &cell.wm, &cell.wn) != 5 ||
-              !kDtypeCpp.count(d) || !kCopies.count(c)) {
+          if (!parse_tile(tile, cell) || !kDtypeCpp.count(d) || !kCopies.count(c)) {
             std::cerr << table << ":" << lineno << ": bad cell " << d << " " << tile << " " << c << "\n";
             return 2;
           }
@@ -263,7 +319,7 @@ int main(int argc, char** argv) {
             continue;
           }
           const std::string path = out + "/" + cell.name() + (target == "sm90a" ? ".cu" : ".hip");
-          write_tu(path, cell, mma_it->second, kCopies.at(c), align);
+          write_tu(path, cell, mma_it->second, kCopies.at(c));
           std::cout << "file " << target << " " << path << "\n";
           if (has(linked, target)) registry.emplace_back(cell, align);
         }

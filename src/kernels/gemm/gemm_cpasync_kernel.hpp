@@ -1,0 +1,131 @@
+// The shared-memory pipelined GEMM block (sm_90a cp.async, mma.sync):
+//   D[M,N] = alpha * scale_a * scale_b * (A[M,K] x B[N,K]^T) + beta * C[M,N]   (fp32 accumulate)
+// A block computes one BM x BN tile of D. K is cut into BK-deep tiles that cp.async streams into
+// a ring of `Stages` shared-memory buffers, Stages - 1 tiles ahead of the MMA: the bytes in flight
+// per SM are what a decode GEMM's bandwidth needs, and no register holds a value in transit.
+// Each step waits for its tile, refills the buffer the previous step finished with, and runs the
+// TiledMMA from shared memory. Edge tiles zero-fill what lies outside A and B (cp.async with
+// src-size 0), so the product needs no predicates.
+//
+// Preconditions checked by the dispatcher: K, lda and ldb are multiples of 16 bytes' worth of
+// elements, and A and B are 16-byte aligned.
+#pragma once
+
+#include <cstdint>
+
+#include "fly/arch/copy_sm90.hpp"
+#include "fly/tiled.hpp"
+#include "gemm_epilogue.hpp"
+
+namespace fly::kernels {
+
+template <class MmaOp, class WarpLayout, int BM_, int BN_, int BK_, int Stages_, class TD>
+struct GemmCpAsyncBlock {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
+  using Mma = TiledMMA<MmaOp, WarpLayout>;
+  using TA = typename Mma::ValTypeA;
+  using Acc = typename Mma::ValTypeC;
+  static_assert(std::is_same_v<TA, typename Mma::ValTypeB>, "GemmCpAsyncBlock: A and B share one element type");
+  static_assert(Stages >= 2, "GemmCpAsyncBlock: a pipeline needs at least two stages");
+  static constexpr int threads = Mma::num_threads;
+  static constexpr int vec = 16 / int(sizeof(TA));  // elements per 16-byte cp.async
+  static_assert(BK % vec == 0, "GemmCpAsyncBlock: BK must be a whole number of 16-byte vectors");
+
+  // Shared-memory rows are padded by one vector: the eight rows an MMA fragment load touches then
+  // start in different banks (conflict-free), and every row stays 16-byte aligned for cp.async.
+  static constexpr int ld_smem = BK + vec;
+  template <int Rows>
+  using SmemLayout = Layout<Shape<Int<Rows>, Int<BK>>, Stride<Int<ld_smem>, _1>>;
+  static constexpr int stage_elems = (BM + BN) * ld_smem;
+  static constexpr int smem_bytes = Stages * stage_elems * int(sizeof(TA));
+
+  using LoadAtom = Copy_Atom<SM90_CpAsync<128>, TA>;
+  using FragAtom = Copy_Atom<UniversalCopy128b, TA>;
+
+  // global -> shared for a Rows x BK operand tile: threads over (rows, 16-byte vectors of a row),
+  // one vector each per pass; an operand with fewer vectors than threads uses the first ones.
+  template <int Rows>
+  struct Loader {
+    static constexpr int vecs_per_row = BK / vec;
+    static constexpr int used = Rows * vecs_per_row < threads ? Rows * vecs_per_row : threads;
+    static constexpr int rows_per_pass = used / vecs_per_row;
+    static_assert(used % vecs_per_row == 0 && rows_per_pass > 0 && Rows % rows_per_pass == 0,
+                  "GemmCpAsyncBlock: the threads cannot cover the operand tile in whole rows");
+    using ThrLayout = Layout<Shape<Int<rows_per_pass>, Int<vecs_per_row>>, Stride<Int<vecs_per_row>, _1>>;
+    using ValLayout = Layout<Shape<_1, Int<vec>>>;
+    using Copy = decltype(make_tiled_copy(LoadAtom{}, ThrLayout{}, ValLayout{}));
+  };
+
+  // Issues this thread's cp.async for one operand tile (rows_left rows and k_left columns of it
+  // lie inside the matrix; the rest is zero-filled).
+  template <int Rows, class SmemTensor>
+  FLY_HD static void load_tile(TA const* g, int64_t ld, SmemTensor smem, int rows_left, int k_left, int thr) {
+    using L = Loader<Rows>;
+    if (L::used < threads && thr >= L::used) return;
+    auto thr_copy = typename L::Copy{}.get_slice(thr);
+    auto src = thr_copy.partition_S(make_tensor(g, make_layout(make_shape(Int<Rows>{}, Int<BK>{}), make_stride(ld, _1{}))));
+    auto dst = thr_copy.partition_D(smem);
+    if (rows_left >= Rows && k_left >= BK) {
+      copy(LoadAtom{}, src, dst);
+    } else {
+      // (row, k) of each vector: this thread's base plus a compile-time offset
+      auto [coord, coord0] =
+          thr_copy.partition_layout(make_layout(make_shape(Int<Rows>{}, Int<BK>{}), make_stride(Int<BK>{}, _1{})));
+      const int r0 = int(coord0) / BK, c0 = int(coord0) % BK;
+      copy_zfill(LoadAtom{}, [&](int i) {
+        const int at = int(coord(i));
+        return r0 + at / BK < rows_left && c0 + at % BK < k_left;
+      }, src, dst);
+    }
+  }
+
+  // smem: smem_bytes of dynamic shared memory, 16-byte aligned.
+  FLY_HD static void run(GemmParams const& p, TA* smem, int block_m, int block_n, int thr) {
+    auto thr_mma = Mma{}.get_slice(thr);
+    const int m0 = block_m * BM, n0 = block_n * BN;
+    const int m_left = p.m - m0, n_left = p.n - n0;
+    TA const* A = static_cast<TA const*>(p.a) + int64_t(m0) * p.lda;
+    TA const* B = static_cast<TA const*>(p.b) + int64_t(n0) * p.ldb;
+    const int k_tiles = (p.k + BK - 1) / BK;
+
+    auto smem_a = [&](int s) { return make_tensor(smem + s * stage_elems, SmemLayout<BM>{}); };
+    auto smem_b = [&](int s) { return make_tensor(smem + s * stage_elems + BM * ld_smem, SmemLayout<BN>{}); };
+    auto load = [&](int kt) {
+      const int s = kt % Stages, k0 = kt * BK;
+      load_tile<BM>(A + k0, p.lda, smem_a(s), m_left, p.k - k0, thr);
+      load_tile<BN>(B + k0, p.ldb, smem_b(s), n_left, p.k - k0, thr);
+    };
+
+    // prologue: Stages - 1 tiles in flight, one cp.async group each (empty groups past the end
+    // keep the count uniform)
+    for (int kt = 0; kt < Stages - 1; ++kt) {
+      if (kt < k_tiles) load(kt);
+      cp_async_fence();
+    }
+
+    auto acc = thr_mma.partition_fragment_C(make_tensor(static_cast<TD*>(p.d), make_shape(Int<BM>{}, Int<BN>{})));
+    fill(acc, Acc(0));
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      cp_async_wait<Stages - 2>();  // tile kt has landed (for this thread) ...
+      sync_threads();               // ... for every thread, and everyone is done with tile kt - 1's buffer
+      if (kt + Stages - 1 < k_tiles) load(kt + Stages - 1);
+      cp_async_fence();
+      auto tA = thr_mma.partition_A(smem_a(kt % Stages));
+      auto tB = thr_mma.partition_B(smem_b(kt % Stages));
+      auto fA = thr_mma.make_fragment_A(tA);
+      auto fB = thr_mma.make_fragment_B(tB);
+      copy(FragAtom{}, tA, fA);
+      copy(FragAtom{}, tB, fB);
+      gemm(Mma{}, acc, fA, fB, acc);
+    }
+    store_tile<TD, BM, BN>(thr_mma, acc, p, m0, n0);
+  }
+
+  FLY_HD static void sync_threads() {
+#if defined(__CUDA_ARCH__)
+    __syncthreads();
+#endif
+  }
+};
+
+}  // namespace fly::kernels

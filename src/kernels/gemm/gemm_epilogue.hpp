@@ -1,0 +1,49 @@
+// What every GEMM kernel shares: the parameters of one call, and the epilogue that turns a block's
+// fp32 accumulators into D = scale * acc + beta * C (scale = alpha * scale_a * scale_b, read from
+// device memory so a captured graph can change it), rounding to D's type, storing only inside D.
+#pragma once
+
+#include <cstdint>
+
+#include "fly/numeric/numeric.hpp"
+#include "fly/tiled.hpp"
+
+namespace fly::kernels {
+
+struct GemmParams {
+  int m, n, k;
+  int64_t lda, ldb, ldc, ldd;
+  void const* a;
+  void const* b;
+  void const* c;
+  void* d;
+  float alpha, beta;
+  float const* scale_a;
+  float const* scale_b;
+};
+
+// Stores this thread's accumulators of the BM x BN tile at (m0, n0). A value's (row, column) is a
+// per-thread base plus a compile-time offset from partitioning a static coordinate layout.
+template <class TD, int BM, int BN, class ThrMma, class Acc>
+FLY_HD void store_tile(ThrMma const& thr_mma, Acc const& acc, GemmParams const& p, int m0, int n0) {
+  const int m_left = p.m - m0, n_left = p.n - n0;
+  const bool full_mn = m_left >= BM && n_left >= BN;
+  const float scale = p.alpha * (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
+  auto [coord_c, coord_c0] =
+      thr_mma.partition_layout_C(make_layout(make_shape(Int<BM>{}, Int<BN>{}), make_stride(Int<BN>{}, _1{})));
+  const int rc0 = int(coord_c0) / BN, cc0 = int(coord_c0) % BN;
+  auto* D = static_cast<TD*>(p.d);
+  auto const* C = static_cast<TD const*>(p.c);
+  for_each_index<int(decltype(size(acc))::value)>([&](auto i) {
+    const int at = int(coord_c(i));
+    const int r = rc0 + at / BN, c = cc0 + at % BN;
+    if (full_mn || (r < m_left && c < n_left)) {
+      float v = scale * float(acc[i]);
+      const int64_t row = m0 + r, col = n0 + c;
+      if (p.beta != 0.f) v += p.beta * float(C[row * p.ldc + col]);
+      D[row * p.ldd + col] = TD(v);
+    }
+  });
+}
+
+}  // namespace fly::kernels

@@ -1,0 +1,63 @@
+// The shared-memory staging of GemmCpAsyncBlock, run on the host through the cp.async functional
+// model: over all threads, load_tile writes every element of a stage exactly as A/B hold it, zeroes
+// what lies past the matrix's rows or K (edge tiles), and never touches the row padding.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "fly/atom/mma_traits_sm90.hpp"
+#include "gemm_cpasync_kernel.hpp"
+
+namespace {
+using namespace fly;
+
+template <class Block, int Rows>
+void check_stage(int rows_left, int k_left) {
+  using T = typename Block::TA;
+  constexpr int BK = Block::BK, ld_smem = Block::ld_smem;
+  const int64_t ld = BK + 48;  // a padded global leading dimension
+  std::mt19937 rng(uint32_t(rows_left * 131 + k_left));
+  std::vector<uint8_t> global(size_t(Rows * ld));
+  for (auto& b : global) b = uint8_t(rng() % 255 + 1);  // never zero: a zero-fill is visible
+  std::vector<uint8_t> smem(size_t(Rows * ld_smem), 0xEE);
+  for (int thr = 0; thr < Block::threads; ++thr)
+    Block::template load_tile<Rows>(reinterpret_cast<T const*>(global.data()), ld,
+                                    make_tensor(reinterpret_cast<T*>(smem.data()), typename Block::template SmemLayout<Rows>{}),
+                                    rows_left, k_left, thr);
+  for (int r = 0; r < Rows; ++r) {
+    for (int k = 0; k < BK; ++k) {
+      const uint8_t want = r < rows_left && k < k_left ? global[size_t(r * ld + k)] : 0;
+      ASSERT_EQ(smem[size_t(r * ld_smem + k)], want) << "row " << r << " k " << k << " of " << rows_left << "x" << k_left;
+    }
+    for (int k = BK; k < ld_smem; ++k) ASSERT_EQ(smem[size_t(r * ld_smem + k)], 0xEE) << "padding of row " << r;
+  }
+}
+
+using Decode = kernels::GemmCpAsyncBlock<SM90_16x8x32_F32E4M3E4M3F32_TN, Layout<Shape<_1, _4, _1>>, 16, 64, 128, 4, bfloat16>;
+using Square = kernels::GemmCpAsyncBlock<SM90_16x8x32_F32E4M3E4M3F32_TN, Layout<Shape<_2, _2, _1>>, 64, 64, 128, 4, float>;
+using DeepK = kernels::GemmCpAsyncBlock<SM90_16x8x32_F32E4M3E4M3F32_TN, Layout<Shape<_1, _2, _1>>, 16, 32, 256, 4, half>;
+
+TEST(GemmStaging, FullTilesCopyEveryElement) {
+  check_stage<Decode, 16>(16, 128);
+  check_stage<Decode, 64>(64, 128);
+  check_stage<Square, 64>(64, 128);
+  check_stage<DeepK, 16>(16, 256);
+  check_stage<DeepK, 32>(32, 256);
+}
+
+TEST(GemmStaging, EdgeTilesZeroFillPastTheMatrix) {
+  for (int rows : {1, 7, 15}) check_stage<Decode, 16>(rows, 128);
+  for (int k : {16, 48, 112}) check_stage<Decode, 64>(64, k);
+  check_stage<Decode, 64>(33, 80);
+  check_stage<Square, 64>(1, 16);
+  check_stage<DeepK, 32>(9, 144);
+}
+
+TEST(GemmStaging, SharedMemoryFitsAndRowsStayAligned) {
+  static_assert(Decode::ld_smem * sizeof(Decode::TA) % 16 == 0);
+  EXPECT_EQ(Decode::smem_bytes, 4 * (16 + 64) * (128 + 16));
+  EXPECT_EQ(DeepK::smem_bytes, 4 * (16 + 32) * (256 + 16));
+}
+}  // namespace
