@@ -20,13 +20,16 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_16x64x1024_w1x4_cpasync128_s4: 4 stages need 332800 bytes of shared memory"
   "reject gemm_sm90a_e4m3fn_bf16_16x24x32_w1x1_cpasync128_s2: 32 threads cannot cover a 24x32 tile in whole rows of 2 vectors"
   "reject gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s2: the direct-load kernel has no pipeline"
+  "reject gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4x3_cpasync128_s4: the 4 k-steps of a tile do not split among 3 warp groups"
+  "reject gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1x2_u32_s1: the direct-load kernel does not split K among warps"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x256_w1x4x2_cpasync128_s3.cu"
   "reject gemm_gfx942_f32_f32_64x64x16_w2x2_cpasync128_s3: copy cpasync128 is an sm_90a instruction"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"
   "file gfx942 [^\n]*/gemm_gfx942_f32_f32_64x64x16_w2x2_buf32_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf128_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf32_s1.hip"
-  "registry [^\n]* 2\n")
+  "registry [^\n]* 3\n")
 foreach(e IN LISTS expect)
   if(NOT out MATCHES "${e}")
     message(FATAL_ERROR "generator output lacks: ${e}")

@@ -5,7 +5,9 @@
 // per SM are what a decode GEMM's bandwidth needs, and no register holds a value in transit.
 // Each step waits for its tile, refills the buffer the previous step finished with, and runs the
 // TiledMMA from shared memory. Edge tiles zero-fill what lies outside A and B (cp.async with
-// src-size 0), so the product needs no predicates.
+// src-size 0), so the product needs no predicates. A warp layout with K > 1 splits each tile's
+// k-steps among warp groups (shorter chains of dependent MMAs, more warps to hide latency); the
+// groups' accumulators are summed through shared memory before the epilogue.
 //
 // Preconditions checked by the dispatcher: K, lda and ldb are multiples of 16 bytes' worth of
 // elements, and A and B are 16-byte aligned.
@@ -28,6 +30,8 @@ struct GemmCpAsyncBlock {
   static_assert(std::is_same_v<TA, typename Mma::ValTypeB>, "GemmCpAsyncBlock: A and B share one element type");
   static_assert(Stages >= 2, "GemmCpAsyncBlock: a pipeline needs at least two stages");
   static constexpr int threads = Mma::num_threads;
+  static constexpr int k_groups = Mma::WarpsK;
+  static constexpr int group_threads = threads / k_groups;
   static constexpr int vec = 16 / int(sizeof(TA));  // elements per 16-byte cp.async
   static_assert(BK % vec == 0, "GemmCpAsyncBlock: BK must be a whole number of 16-byte vectors");
 
@@ -118,7 +122,32 @@ struct GemmCpAsyncBlock {
       copy(FragAtom{}, tB, fB);
       gemm(Mma{}, acc, fA, fB, acc);
     }
+    if constexpr (k_groups > 1) {
+      if (!reduce_k_groups(acc, smem, thr)) return;
+    }
     store_tile<TD, BM, BN>(thr_mma, acc, p, m0, n0);
+  }
+
+  // Sums the k-groups' accumulators into group 0 through shared memory (the pipeline's buffers,
+  // idle once every copy has landed); true for the threads of group 0, which hold the result.
+  template <class AccTensor>
+  FLY_HD static bool reduce_k_groups(AccTensor& acc, TA* smem, int thr) {
+    constexpr int V = int(decltype(size(acc))::value);
+    static_assert((k_groups - 1) * group_threads * V * 4 <= smem_bytes,
+                  "GemmCpAsyncBlock: the k-group reduction does not fit in the pipeline's shared memory");
+    float* partial = reinterpret_cast<float*>(smem);
+    const int group = thr / group_threads, lane = thr % group_threads;  // warps are (M, N, K) column-major
+    cp_async_wait<0>();
+    sync_threads();
+    if (group > 0) {
+      for_each_index<V>([&](auto i) { partial[((group - 1) * V + i) * group_threads + lane] = acc[i]; });
+    }
+    sync_threads();
+    if (group > 0) return false;
+    for (int g = 1; g < k_groups; ++g) {
+      for_each_index<V>([&](auto i) { acc[i] += partial[((g - 1) * V + i) * group_threads + lane]; });
+    }
+    return true;
   }
 
   FLY_HD static void sync_threads() {

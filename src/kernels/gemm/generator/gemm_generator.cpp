@@ -110,21 +110,28 @@ std::vector<std::string> split(const std::string& s, char sep) {
 struct Cell {
   std::string target, ab, d, copy;
   int bm, bn, bk, wm, wn;
+  int wk = 1;      // warps splitting each tile's k-steps
   int stages = 1;
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
-           std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) + "_" + copy + "_s" +
-           std::to_string(stages);
+           std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
+           (wk > 1 ? "x" + std::to_string(wk) : std::string()) + "_" + copy + "_s" + std::to_string(stages);
   }
 };
 
-// "BMxBNxBK:WMxWN" or "BMxBNxBK:WMxWN:sS"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  char tail = 0;
-  const int n = std::sscanf(tile.c_str(), "%dx%dx%d:%dx%d:s%d%c", &cell.bm, &cell.bn, &cell.bk, &cell.wm, &cell.wn,
-                            &cell.stages, &tail);
-  if (n == 5) cell.stages = 1;
-  return (n == 5 || n == 6) && cell.stages >= 1;
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?)");
+  std::smatch m;
+  if (!std::regex_match(tile, m, form)) return false;
+  cell.bm = std::stoi(m[1]);
+  cell.bn = std::stoi(m[2]);
+  cell.bk = std::stoi(m[3]);
+  cell.wm = std::stoi(m[4]);
+  cell.wn = std::stoi(m[5]);
+  cell.wk = m[6].matched ? std::stoi(m[6]) : 1;
+  cell.stages = m[7].matched ? std::stoi(m[7]) : 1;
+  return cell.stages >= 1 && cell.wk >= 1;
 }
 
 // The sm_90a limit on a block's dynamic shared memory (227 KB).
@@ -135,6 +142,9 @@ constexpr int kMaxSmemBytes = 232448;
 std::string check_staged(const Cell& cell, const MmaInfo& mma, int threads, int& align_elems) {
   if (cell.target != "sm90a") return "copy " + cell.copy + " is an sm_90a instruction";
   if (cell.stages < 2) return "a cp.async pipeline needs at least 2 stages (:s2 or more)";
+  if ((cell.bk / mma.atom_k) % cell.wk != 0)
+    return "the " + std::to_string(cell.bk / mma.atom_k) + " k-steps of a tile do not split among " +
+           std::to_string(cell.wk) + " warp groups";
   const int vec = 16 / mma.elem_bytes;
   if ((cell.bk * mma.elem_bytes) % 16 != 0)
     return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
@@ -149,6 +159,13 @@ std::string check_staged(const Cell& cell, const MmaInfo& mma, int threads, int&
   if (smem > kMaxSmemBytes)
     return std::to_string(cell.stages) + " stages need " + std::to_string(smem) + " bytes of shared memory (max " +
            std::to_string(kMaxSmemBytes) + ")";
+  // the k-groups' partial sums (fp32, one per accumulator) pass through the pipeline's buffers
+  const int acc_per_thread = (cell.bm / (mma.atom_m * cell.wm)) * (cell.bn / (mma.atom_n * cell.wn)) *
+                             (mma.atom_m * mma.atom_n / mma.threads);
+  const int reduce = (cell.wk - 1) * (threads / cell.wk) * acc_per_thread * 4;
+  if (reduce > smem)
+    return "the k-group reduction needs " + std::to_string(reduce) + " bytes, more than the " + std::to_string(smem) +
+           " of the pipeline";
   align_elems = vec;
   return {};
 }
@@ -177,7 +194,7 @@ int contiguous_run(const MmaInfo& mma, const dyn::Layout& tv, int rows, int bk) 
 
 // Empty string when the cell is valid, else why not.
 std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int& align_elems) {
-  const int threads = mma.threads * cell.wm * cell.wn;
+  const int threads = mma.threads * cell.wm * cell.wn * cell.wk;
   if (threads > 1024) return std::to_string(threads) + " threads exceed a block's 1024";
   const int step_m = mma.atom_m * cell.wm, step_n = mma.atom_n * cell.wn;
   // the block tile must be a whole number of MMA steps: zipped_divide covers it exactly
@@ -194,6 +211,7 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
     return "BK=" + std::to_string(cell.bk) + " is not a multiple of the MMA's K step " + std::to_string(mma.k_step);
   if (copy.staged) return check_staged(cell, mma, threads, align_elems);
   if (cell.stages != 1) return "the direct-load kernel has no pipeline: stages must be 1";
+  if (cell.wk != 1) return "the direct-load kernel does not split K among warps";
   if (copy.bits % (8 * mma.elem_bytes) != 0) return "copy " + cell.copy + " splits an element";
   const int width = copy.bits / (8 * mma.elem_bytes);
   const int run_a = contiguous_run(mma, mma.a_tv, mma.atom_m, cell.bk);
@@ -214,7 +232,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   std::ofstream f(path);
   const bool cuda = cell.target == "sm90a";
   const std::string warps =
-      "fly::Layout<fly::Shape<fly::Int<" + std::to_string(cell.wm) + ">, fly::Int<" + std::to_string(cell.wn) + ">, fly::_1>>";
+      "fly::Layout<fly::Shape<fly::Int<" + std::to_string(cell.wm) + ">, fly::Int<" + std::to_string(cell.wn) +
+      ">, fly::Int<" + std::to_string(cell.wk) + ">>>";
   const std::string tile = std::to_string(cell.bm) + ", " + std::to_string(cell.bn) + ", " + std::to_string(cell.bk);
   f << "// Generated by fly_gemm_generator from src/kernels/gemm/variants.txt. Do not edit.\n";
   f << "// " << cell.name() << "\n";
