@@ -2,115 +2,29 @@
 // fraction of the H200's measured ceilings (docs/h200-runs.md), the compute rate (fp8 dense 1979
 // TFLOP/s datasheet; fp32 51 TFLOP/s measured sgemm) and the bandwidth of reading A and B once and
 // writing D (4.57 TB/s read streaming): skinny decode GEMMs are bound by the latter.
-// Timing: CUDA events around each call after warm-up, median of the repetitions, inputs rotated
-// over several copies when one set fits in the 60 MB L2.
+// Timing (gemm_cuda_problem.cuh): CUDA events around each call after warm-up, median of the
+// repetitions, inputs rotated over several copies when one set fits in the 60 MB L2.
 #include <benchmark/benchmark.h>
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <random>
 #include <string>
-#include <vector>
 
 #include "fly/fly.h"
-#include "fly/numeric/numeric.hpp"
+#include "gemm_cuda_problem.cuh"
+#include "gemm_shapes.hpp"
 
 namespace {
+
+using fly::bench::median_seconds;
+using fly::bench::Problem;
+using fly::bench::Shape;
 
 constexpr double kFp8PeakTflops = 1979.0;  // datasheet, dense
 constexpr double kFp32PeakTflops = 51.0;   // cuBLAS sgemm, measured on the H200
 constexpr double kReadTBs = 4.57;          // read-only streaming, measured
-
-struct Shape {
-  int64_t m, n, k;
-};
-
-bool check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) std::fprintf(stderr, "fly_bench: %s: %s\n", what, cudaGetErrorString(e));
-  return e == cudaSuccess;
-}
-
-// Device buffers for `sets` copies of one problem, filled with random representable values.
-struct Problem {
-  Shape s;
-  fly_dtype_t ab, d;
-  int sets = 1;
-  std::vector<void*> a, b, dd;
-  float* scales = nullptr;
-  bool ok = true;
-
-  Problem(Shape shape, fly_dtype_t ab_type, fly_dtype_t d_type) : s(shape), ab(ab_type), d(d_type) {
-    const int64_t esize = ab == FLY_DTYPE_F32 ? 4 : 1, dsize = d == FLY_DTYPE_F32 ? 4 : 2;
-    const int64_t bytes = (s.m * s.k + s.n * s.k) * esize + s.m * s.n * dsize;
-    sets = bytes < (120ll << 20) ? int(std::min<int64_t>(8, (240ll << 20) / std::max<int64_t>(bytes, 1))) : 1;
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    auto fill = [&](int64_t n) {
-      std::vector<unsigned char> host(size_t(n * esize));
-      for (int64_t i = 0; i < n; ++i) {
-        float v = dist(rng);
-        if (ab == FLY_DTYPE_F32) {
-          std::memcpy(&host[size_t(i * 4)], &v, 4);
-        } else {
-          host[size_t(i)] = fly::float8_e4m3fn(v).bits();
-        }
-      }
-      void* dev = nullptr;
-      ok = ok && check(cudaMalloc(&dev, host.size()), "cudaMalloc") &&
-           check(cudaMemcpy(dev, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
-      return dev;
-    };
-    for (int i = 0; i < sets && ok; ++i) {
-      a.push_back(fill(s.m * s.k));
-      b.push_back(fill(s.n * s.k));
-      void* out = nullptr;
-      ok = ok && check(cudaMalloc(&out, size_t(s.m * s.n * dsize)), "cudaMalloc");
-      dd.push_back(out);
-    }
-    const float host_scales[2] = {1.f, 1.f};
-    ok = ok && check(cudaMalloc(&scales, sizeof(host_scales)), "cudaMalloc") &&
-         check(cudaMemcpy(scales, host_scales, sizeof(host_scales), cudaMemcpyHostToDevice), "cudaMemcpy");
-  }
-  ~Problem() {
-    for (auto* p : a) cudaFree(p);
-    for (auto* p : b) cudaFree(p);
-    for (auto* p : dd) cudaFree(p);
-    cudaFree(scales);
-  }
-  double flops() const { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
-  double bytes() const {
-    const double esize = ab == FLY_DTYPE_F32 ? 4 : 1, dsize = d == FLY_DTYPE_F32 ? 4 : 2;
-    return (double(s.m) * double(s.k) + double(s.n) * double(s.k)) * esize + double(s.m) * double(s.n) * dsize;
-  }
-};
-
-// Times `call(set)` with events: warm-up, then `reps` timed calls; returns the median in seconds.
-template <class Call>
-double median_seconds(Problem& p, cudaStream_t stream, int reps, Call call) {
-  for (int i = 0; i < 3; ++i) call(i % p.sets);
-  std::vector<float> ms;
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(start, stream);
-    call(i % p.sets);
-    cudaEventRecord(stop, stream);
-    cudaEventSynchronize(stop);
-    float t = 0;
-    cudaEventElapsedTime(&t, start, stop);
-    ms.push_back(t);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return double(ms[ms.size() / 2]) * 1e-3;
-}
 
 void report(benchmark::State& state, Problem const& p, double seconds, const std::string& label) {
   for (auto _s : state) state.SetIterationTime(seconds);
@@ -229,16 +143,14 @@ bool have_gpu() {
 // Registered at start-up when a GPU is present: fly and its peer side by side per problem.
 const int registered = [] {
   if (!have_gpu()) return 0;
-  const Shape shapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048}, {16, 8192, 8192},
-                          {64, 8192, 8192},   {128, 8192, 8192},  {64, 16, 128}};
   struct Types {
     fly_dtype_t ab, d;
     const char* name;
   };
   const Types types[] = {{FLY_DTYPE_E4M3FN, FLY_DTYPE_BF16, "e4m3_bf16"}, {FLY_DTYPE_F32, FLY_DTYPE_F32, "f32_f32"}};
   for (auto const& t : types)
-    for (auto const& s : shapes) {
-      if (t.ab == FLY_DTYPE_F32 && s.m == 8192) continue;  // minutes per fly row on the simple fp32 kernel
+    for (Shape const& s : fly::bench::kBenchShapes) {
+      if (fly::bench::skip_shape(t.ab, s)) continue;
       const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
       benchmark::RegisterBenchmark(("gemm/" + std::string(t.name) + "/" + shape + "/fly").c_str(), bench_fly, s, t.ab, t.d)
           ->UseManualTime()

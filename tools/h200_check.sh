@@ -2,8 +2,12 @@
 # The one script for the GPU machine: builds the cuda preset there, runs every test (GPU tests
 # included), runs fly_bench, and writes a short table plus the full logs under $OUT.
 #   device run: bash tools/h200_check.sh
+# TUNE=1 also runs `fly_bench --tune=src/dispatch/tuning/sm90a.tsv` (every variant on every tuning
+# shape, a few minutes) and copies the new table to $OUT/sm90a.tsv: commit it as
+# src/dispatch/tuning/sm90a.tsv (docs/gemm.md, "Tuning tables").
 set -uo pipefail
 out=${OUT:-/tmp/fly-h200}
+tune=${TUNE:-0}
 mkdir -p "$out"
 jobs=$(nproc)
 
@@ -22,10 +26,17 @@ if ((status == 0)); then
   build/cuda/bench/fly_bench --benchmark_min_time=0.2 --benchmark_out="$out/bench.json" \
     --benchmark_out_format=json >"$out/bench.txt" 2>&1 || status=4
 fi
+if ((status == 0)) && [[ $tune == 1 ]]; then
+  if build/cuda/bench/fly_bench --tune=src/dispatch/tuning/sm90a.tsv >"$out/tune.txt" 2>&1; then
+    cp src/dispatch/tuning/sm90a.tsv "$out/sm90a.tsv"
+  else
+    status=5
+  fi
+fi
 grep -h "ptxas info.*Used" "$out/build.log" >"$out/ptxas.txt" 2>/dev/null
 
 {
-  echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench)"
+  echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench, 5 tune)"
   grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$out/ctest.log" 2>/dev/null | head -20
   echo "== GPU tests"
   grep -E "Cuda\.|Sm90\.|registers" "$out/ctest.log" 2>/dev/null | grep -vE "^ +Start" | head -40
@@ -35,6 +46,10 @@ grep -h "ptxas info.*Used" "$out/build.log" >"$out/ptxas.txt" 2>/dev/null
     --ptxas-log build/cuda/test/origin/origin_sm90_cubin.ptxas.log 2>&1 | head -12
   echo "== fly_bench"
   grep -E "^BM_|^gemm/|^fly_bench" "$out/bench.txt" 2>/dev/null | cut -c1-230
+  if [[ $tune == 1 ]]; then
+    echo "== fly_bench --tune (table: $out/sm90a.tsv)"
+    cut -c1-200 "$out/tune.txt" 2>/dev/null | tail -80
+  fi
   echo "== registers (ptxas)"
   sort -u "$out/ptxas.txt" | head -20
 } | tee "$out/summary.txt"

@@ -54,13 +54,22 @@ struct GemmVariant {
 // Every variant compiled into the library (empty without generated GPU kernels).
 std::span<const GemmVariant> gemm_variants();
 
-// The variant to run `problem` on a `target` device, among `variants` (the overload without it uses
-// gemm_variants()). Eligible: same target, ab_type == problem.a, d_type == problem.d, a launch
-// function, and lda, ldb, A, B aligned to align_elems. Among the eligible: the smallest padded
-// volume ceil(m/bm)bm * ceil(n/bn)bn * ceil(k/bk)bk (least padding waste), then the largest tile
-// (bm*bn, then bk), then the first in the list. Returns null when none is eligible. When `why` is
-// not null it receives a one-line reason (for fly_gemm_explain and FLY_LOG_DISPATCH), without the
-// variant's name.
+struct GemmTuning;  // gemm_tuning.hpp: one measured entry of a tuning table
+
+// The variant to run `problem` on a `target` device, among `variants`.
+// First the tuning tables: the entry of `tuning` nearest to the problem (nearest_gemm_tuning in
+// gemm_tuning.hpp: same target and dtypes, each of m, n, k within a factor 2) names a variant; it
+// runs when it is in `variants` and eligible. Otherwise the heuristic. Eligible: same target,
+// ab_type == problem.a, d_type == problem.d, a launch function, and lda, ldb, A, B aligned to
+// align_elems. Among the eligible: the smallest padded volume ceil(m/bm)bm * ceil(n/bn)bn *
+// ceil(k/bk)bk (least padding waste), then the largest tile (bm*bn, then bk), then the first in the
+// list. Returns null when none is eligible. When `why` is not null it receives a one-line reason
+// (for fly_gemm_explain and FLY_LOG_DISPATCH), without the variant's name: "tuned: ...", or the
+// heuristic's reason, prefixed with why a tuned entry that applied was passed over.
+// Overloads: without `tuning`, the heuristic alone (a caller's own variant list has no tables);
+// without `variants` either, the library's own: gemm_variants() and gemm_tuning().
+const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, std::span<const GemmTuning> tuning,
+                                       const GemmProblem& problem, Target target, std::string* why);
 const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, const GemmProblem& problem,
                                        Target target, std::string* why);
 const GemmVariant* select_gemm_variant(const GemmProblem& problem, Target target, std::string* why);

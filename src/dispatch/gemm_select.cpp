@@ -1,11 +1,13 @@
-// GEMM variant selection: eligibility (target, dtypes, alignment), then least padding waste, then
-// the largest tile.
+// GEMM variant selection: a tuned entry (gemm_tuning.hpp) when its variant can run the call, else
+// the heuristic: eligibility (target, dtypes, alignment), least padding waste, the largest tile.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "gemm_registry.hpp"
+#include "gemm_tuning.hpp"
 
 namespace fly::dispatch {
 
@@ -65,11 +67,8 @@ double padded_ratio(const GemmVariant& v, const GemmProblem& p) {
 
 bool same_ratio(double x, double y) { return std::fabs(x - y) <= 1e-12 * std::fmax(x, y); }
 
-}  // namespace
-
-const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, const GemmProblem& p,
-                                       Target target, std::string* why) {
-  int const problem_align = gemm_alignment_elems(p);
+// The heuristic's pick and the counts its reasons quote.
+struct Heuristic {
   const GemmVariant* best = nullptr;
   double best_ratio = 0.0;
   int on_target = 0;
@@ -77,58 +76,128 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, co
   int eligible = 0;  // ... and aligned
   int tied = 0;      // eligible with the best ratio
   int typed_min_align = 0;
+};
+
+bool computes(const GemmVariant& v, const GemmProblem& p) {
+  return v.ab_type == p.a && v.ab_type == p.b && v.d_type == p.d && v.launch != nullptr &&
+         v.bm >= 1 && v.bn >= 1 && v.bk >= 1;  // a malformed table entry never runs
+}
+
+Heuristic run_heuristic(std::span<const GemmVariant> variants, const GemmProblem& p, Target target, int problem_align) {
+  Heuristic h;
   for (const GemmVariant& v : variants) {
     if (v.target != target) continue;
-    ++on_target;
-    if (v.ab_type != p.a || v.ab_type != p.b || v.d_type != p.d || v.launch == nullptr) continue;
-    if (v.bm < 1 || v.bn < 1 || v.bk < 1) continue;  // a malformed table entry never runs
-    ++typed;
-    if (typed_min_align == 0 || v.align_elems < typed_min_align) typed_min_align = v.align_elems;
+    ++h.on_target;
+    if (!computes(v, p)) continue;
+    ++h.typed;
+    if (h.typed_min_align == 0 || v.align_elems < h.typed_min_align) h.typed_min_align = v.align_elems;
     if (!aligned_for(v, problem_align)) continue;
-    ++eligible;
+    ++h.eligible;
     double const r = padded_ratio(v, p);
-    if (best == nullptr || (r < best_ratio && !same_ratio(r, best_ratio))) {
-      best = &v;
-      best_ratio = r;
-      tied = 1;
+    if (h.best == nullptr || (r < h.best_ratio && !same_ratio(r, h.best_ratio))) {
+      h.best = &v;
+      h.best_ratio = r;
+      h.tied = 1;
       continue;
     }
-    if (!same_ratio(r, best_ratio)) continue;
-    ++tied;
+    if (!same_ratio(r, h.best_ratio)) continue;
+    ++h.tied;
     int64_t const area = int64_t{v.bm} * v.bn;
-    int64_t const best_area = int64_t{best->bm} * best->bn;
-    if (area > best_area || (area == best_area && v.bk > best->bk)) best = &v;
+    int64_t const best_area = int64_t{h.best->bm} * h.best->bn;
+    if (area > best_area || (area == best_area && v.bk > h.best->bk)) h.best = &v;
   }
-  if (why == nullptr) return best;
-  std::string const dtypes =
-      std::string(fly_dtype_string(p.a)) + " x " + fly_dtype_string(p.b) + " -> " + fly_dtype_string(p.d);
+  return h;
+}
+
+std::string dtypes_text(const GemmProblem& p) {
+  return std::string(fly_dtype_string(p.a)) + " x " + fly_dtype_string(p.b) + " -> " + fly_dtype_string(p.d);
+}
+
+std::string heuristic_why(const Heuristic& h, const GemmProblem& p, Target target, int problem_align) {
   std::string const tname = target_name(target);
-  if (best == nullptr) {
-    if (on_target == 0) {
-      *why = "no GEMM variant is compiled for " + tname;
-    } else if (typed == 0) {
-      *why = "none of the " + std::to_string(on_target) + " " + tname + " variants computes " + dtypes;
-    } else {
-      *why = "the " + std::to_string(typed) + " " + tname + " variants for " + dtypes +
-             " need lda, ldb, A and B aligned to >= " + std::to_string(typed_min_align) +
-             " elements; this call's alignment is " + std::to_string(problem_align);
+  if (h.best == nullptr) {
+    if (h.on_target == 0) return "no GEMM variant is compiled for " + tname;
+    if (h.typed == 0) {
+      return "none of the " + std::to_string(h.on_target) + " " + tname + " variants computes " + dtypes_text(p);
     }
-    return nullptr;
+    return "the " + std::to_string(h.typed) + " " + tname + " variants for " + dtypes_text(p) +
+           " need lda, ldb, A and B aligned to >= " + std::to_string(h.typed_min_align) +
+           " elements; this call's alignment is " + std::to_string(problem_align);
   }
   auto padded = [](const char* dim, int64_t x, int tile) {
     return std::string(dim) + " " + std::to_string(x) + "->" + std::to_string(round_up(x, tile));
   };
   char work[32];
-  std::snprintf(work, sizeof work, "%.3g", best_ratio);
-  *why = "least padding (" + padded("M", p.m, best->bm) + ", " + padded("N", p.n, best->bn) + ", " +
-         padded("K", p.k, best->bk) + ": " + work + "x the work) among " + std::to_string(eligible) +
-         " eligible of " + std::to_string(on_target) + " " + tname + " variants";
-  if (tied > 1) *why += ", largest tile of " + std::to_string(tied) + " tied";
-  return best;
+  std::snprintf(work, sizeof work, "%.3g", h.best_ratio);
+  std::string why = "least padding (" + padded("M", p.m, h.best->bm) + ", " + padded("N", p.n, h.best->bn) + ", " +
+                    padded("K", p.k, h.best->bk) + ": " + work + "x the work) among " + std::to_string(h.eligible) +
+                    " eligible of " + std::to_string(h.on_target) + " " + tname + " variants";
+  if (h.tied > 1) why += ", largest tile of " + std::to_string(h.tied) + " tied";
+  return why;
+}
+
+const GemmVariant* find_variant(std::span<const GemmVariant> variants, const char* name) {
+  for (const GemmVariant& v : variants) {
+    if (v.name != nullptr && std::strcmp(v.name, name) == 0) return &v;
+  }
+  return nullptr;
+}
+
+// Why `v` cannot run `p` on `target` ("is not eligible: ..."), or "" when it can: the heuristic's
+// eligibility, spelled out for a tuned variant that was passed over.
+std::string refusal(const GemmVariant& v, const GemmProblem& p, Target target, int problem_align) {
+  if (v.target != target) return std::string("is a ") + target_name(v.target) + " variant";
+  if (!computes(v, p)) {
+    return std::string("does not compute ") + dtypes_text(p) + " (it computes " + fly_dtype_string(v.ab_type) + " -> " +
+           fly_dtype_string(v.d_type) + (v.launch == nullptr ? ", without a launch function)" : ")");
+  }
+  if (!aligned_for(v, problem_align)) {
+    return "is not eligible: it needs lda, ldb, A and B aligned to " + std::to_string(v.align_elems) +
+           " elements, this call's alignment is " + std::to_string(problem_align);
+  }
+  return "";
+}
+
+std::string shape_text(int64_t m, int64_t n, int64_t k) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+}  // namespace
+
+const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, std::span<const GemmTuning> tuning,
+                                       const GemmProblem& p, Target target, std::string* why) {
+  int const problem_align = gemm_alignment_elems(p);
+  Heuristic const h = run_heuristic(variants, p, target, problem_align);
+  const GemmTuning* tuned = nearest_gemm_tuning(tuning, p, target);
+  std::string passed_over;  // why the tuned entry's variant does not run this call
+  if (tuned != nullptr) {
+    const GemmVariant* v = find_variant(variants, tuned->variant);
+    passed_over = v == nullptr ? "is not compiled in (FLY_GEMM_FILTER, or renamed since it was measured?)"
+                               : refusal(*v, p, target, problem_align);
+    if (passed_over.empty()) {
+      if (why != nullptr) {
+        bool const exact = tuned->m == p.m && tuned->n == p.n && tuned->k == p.k;
+        *why = "tuned: fastest measured at " + shape_text(tuned->m, tuned->n, tuned->k) +
+               (exact ? " (this shape)" : " (nearest tuned shape)") + " among " + std::to_string(h.eligible) +
+               " eligible of " + std::to_string(h.on_target) + " " + target_name(target) + " variants";
+      }
+      return v;
+    }
+  }
+  if (why != nullptr) {
+    *why = heuristic_why(h, p, target, problem_align);
+    if (tuned != nullptr) *why = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; heuristic: " + *why;
+  }
+  return h.best;
+}
+
+const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, const GemmProblem& problem,
+                                       Target target, std::string* why) {
+  return select_gemm_variant(variants, {}, problem, target, why);
 }
 
 const GemmVariant* select_gemm_variant(const GemmProblem& problem, Target target, std::string* why) {
-  return select_gemm_variant(gemm_variants(), problem, target, why);
+  return select_gemm_variant(gemm_variants(), gemm_tuning(), problem, target, why);
 }
 
 }  // namespace fly::dispatch

@@ -11,6 +11,7 @@
 
 #include "fly/fly.h"
 #include "gemm_registry.hpp"
+#include "gemm_tuning.hpp"
 #include "platform.hpp"
 
 namespace fly::dispatch {
@@ -27,6 +28,7 @@ struct GemmDecision {
 struct fly_handle_s {
   fly::platform::DeviceInfo device;                      // backend HOST for the host backend
   std::span<const fly::dispatch::GemmVariant> variants;  // the registry (tests substitute their own)
+  std::span<const fly::dispatch::GemmTuning> tuning;     // the tuning tables (tests: their own or none)
   bool log_dispatch = false;                             // FLY_LOG_DISPATCH at creation
 
   // The decision for `problem`, from the cache or computed (and cached). Thread-safe. `with_line`:
@@ -37,7 +39,9 @@ struct fly_handle_s {
   size_t cached_decisions();
 
  private:
-  // Selection depends on the dtypes, the exact shape (padding waste) and the alignment class.
+  // Selection depends on the dtypes, the exact shape (padding waste, and the nearest tuned shape:
+  // any of m, n, k may cross a factor-2 bound or a nearest-entry boundary) and the alignment class.
+  // Target, variants and tuning are fixed per handle.
   using Key = std::tuple<int, int, int64_t, int64_t, int64_t, int>;  // a, d, m, n, k, align
   struct Entry {
     int variant;  // index into `variants`, -1 for none
@@ -50,10 +54,11 @@ struct fly_handle_s {
 
 namespace fly::dispatch {
 
-// A handle for `device` (backend HOST: the host backend) dispatching over `variants`. Reads
-// FLY_LOG_DISPATCH. Used by fly_create / fly_create_host, and by tests with a fake registry.
-// May throw std::bad_alloc.
-fly_handle_t make_handle(const platform::DeviceInfo& device, std::span<const GemmVariant> variants);
+// A handle for `device` (backend HOST: the host backend) dispatching over `variants`, consulting
+// `tuning` first. Reads FLY_LOG_DISPATCH. Used by fly_create / fly_create_host (the library's
+// variants and tables), and by tests with a fake registry. May throw std::bad_alloc.
+fly_handle_t make_handle(const platform::DeviceInfo& device, std::span<const GemmVariant> variants,
+                         std::span<const GemmTuning> tuning = {});
 
 // "m=17 n=31 k=7 e4m3fn x e4m3fn -> bf16": the problem, for messages.
 std::string describe_problem(const GemmProblem& problem);

@@ -1,0 +1,35 @@
+// The GEMM problem shapes fly_bench measures, in one place: the rows beside cuBLASLt, and the
+// tuning list that `fly_bench --tune` measures every variant on (one tuning-table line each).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "fly/fly.h"
+
+namespace fly::bench {
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+// fly_gemm beside cuBLASLt: large squares, decode rows against an 8192 x 8192 weight, one tiny tail.
+inline constexpr Shape kBenchShapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048},
+                                         {16, 8192, 8192},   {64, 8192, 8192},   {128, 8192, 8192},
+                                         {64, 16, 128}};
+
+// Tuning shapes. A table entry applies to calls within a factor 2 of it in each of m, n, k
+// (gemm_tuning.hpp), so the decode rows step M by at most 4x: against 8192 x 8192 every M in
+// [1, 512] finds an entry. N = 4096, K = 14336 is an MLP down-projection (Llama 3 8B).
+inline constexpr Shape kTuneShapes[] = {
+    {8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048},                        // prefill, squares
+    {1, 8192, 8192},    {4, 8192, 8192},    {16, 8192, 8192},   {32, 8192, 8192},      // decode rows
+    {64, 8192, 8192},   {128, 8192, 8192},  {256, 8192, 8192},                         //
+    {16, 4096, 4096},   {64, 4096, 4096},   {128, 4096, 4096},                         // smaller weights
+    {16, 4096, 14336},  {64, 4096, 14336},  {128, 4096, 14336},                        // long K
+};
+
+// Shapes not worth a run: 8192^3 in f32 takes minutes per fly row on the simple fp32 kernel.
+inline bool skip_shape(fly_dtype_t ab, Shape s) { return ab == FLY_DTYPE_F32 && s.m == 8192; }
+
+}  // namespace fly::bench

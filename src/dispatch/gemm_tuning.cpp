@@ -1,0 +1,39 @@
+// Which tuning entry applies to a problem: same target and dtypes, within a factor 2 per
+// dimension, nearest in log2 space.
+#include "gemm_tuning.hpp"
+
+#include <cmath>
+
+namespace fly::dispatch {
+namespace {
+
+// x and y (both >= 1) differ by at most a factor 2; in integers, so that the boundary is exact and
+// nothing overflows.
+bool within_factor_2(int64_t x, int64_t y) { return x >= y ? x - y <= y : y - x <= x; }
+
+}  // namespace
+
+double gemm_tuning_distance(const GemmTuning& e, const GemmProblem& p) {
+  auto term = [](int64_t x, int64_t y) {
+    return std::fabs(std::log2(static_cast<double>(x)) - std::log2(static_cast<double>(y)));
+  };
+  return term(p.m, e.m) + term(p.n, e.n) + term(p.k, e.k);
+}
+
+const GemmTuning* nearest_gemm_tuning(std::span<const GemmTuning> tuning, const GemmProblem& p, Target target) {
+  const GemmTuning* best = nullptr;
+  double best_distance = 0.0;
+  for (const GemmTuning& e : tuning) {
+    if (e.target != target || e.ab_type != p.a || e.d_type != p.d || e.variant == nullptr) continue;
+    if (e.m < 1 || e.n < 1 || e.k < 1) continue;  // a malformed entry never applies
+    if (!within_factor_2(p.m, e.m) || !within_factor_2(p.n, e.n) || !within_factor_2(p.k, e.k)) continue;
+    double const d = gemm_tuning_distance(e, p);
+    if (best == nullptr || d < best_distance - 1e-9) {  // a tie (to rounding) keeps the first listed
+      best = &e;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace fly::dispatch
