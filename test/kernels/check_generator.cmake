@@ -23,13 +23,17 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4x3_cpasync128_s4: the 4 k-steps of a tile do not split among 3 warp groups"
   "reject gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1x2_u32_s1: the direct-load kernel does not split K among warps"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x256_w1x4x2_cpasync128_s3.cu"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x64x256_w1x4x2_wgmma_s3.cu"
+  "reject gemm_sm90a_e4m3fn_bf16_48x64x128_w1x4_wgmma_s4: BM=48 is not a wgmma N"
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_wgmma_s4: a wgmma block is one warpgroup per k-group"
+  "reject gemm_sm90a_e4m3fn_bf16_64x32x128_w1x4_wgmma_s4: a wgmma block covers BN=64 rows of B"
   "reject gemm_gfx942_f32_f32_64x64x16_w2x2_cpasync128_s3: copy cpasync128 is an sm_90a instruction"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"
   "file gfx942 [^\n]*/gemm_gfx942_f32_f32_64x64x16_w2x2_buf32_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf128_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf32_s1.hip"
-  "registry [^\n]* 3\n")
+  "registry [^\n]* 4\n")
 foreach(e IN LISTS expect)
   if(NOT out MATCHES "${e}")
     message(FATAL_ERROR "generator output lacks: ${e}")

@@ -9,6 +9,7 @@
 
 #include "fly/atom/mma_traits_sm90.hpp"
 #include "gemm_cpasync_kernel.hpp"
+#include "gemm_wgmma_kernel.hpp"
 
 namespace {
 using namespace fly;
@@ -59,5 +60,53 @@ TEST(GemmStaging, SharedMemoryFitsAndRowsStayAligned) {
   static_assert(Decode::ld_smem * sizeof(Decode::TA) % 16 == 0);
   EXPECT_EQ(Decode::smem_bytes, 4 * (16 + 64) * (128 + 16));
   EXPECT_EQ(DeepK::smem_bytes, 4 * (16 + 32) * (256 + 16));
+}
+
+// GemmWgmmaBlock's staging: every byte of a stage lands where wgmma's no-swizzle K-major canonical
+// layout expects it (PTX ISA: 8-row x 16-byte core matrices, rows 16 bytes apart inside one, core
+// matrices 128 bytes apart along K and BK * 8 bytes apart along the rows), edges zero-filled.
+template <class Block, int Rows>
+void check_canonical_stage(int rows_left, int k_left) {
+  constexpr int BK = Block::BK;
+  const int64_t ld = BK + 32;
+  std::mt19937 rng(uint32_t(rows_left * 7 + k_left));
+  std::vector<uint8_t> global(size_t(Rows * ld));
+  for (auto& b : global) b = uint8_t(rng() % 255 + 1);
+  std::vector<uint8_t> smem(size_t(Rows * BK), 0xEE);
+  for (int thr = 0; thr < Block::threads; ++thr)
+    Block::template load_tile<Rows>(reinterpret_cast<float8_e4m3fn const*>(global.data()), ld,
+                                    reinterpret_cast<float8_e4m3fn*>(smem.data()), rows_left, k_left, thr);
+  for (int r = 0; r < Rows; ++r)
+    for (int k = 0; k < BK; ++k) {
+      const size_t at = size_t((r % 8) * 16 + (r / 8) * BK * 8 + (k % 16) + (k / 16) * 128);
+      const uint8_t want = r < rows_left && k < k_left ? global[size_t(r * ld + k)] : 0;
+      ASSERT_EQ(smem[at], want) << "row " << r << " k " << k << " of " << rows_left << "x" << k_left;
+    }
+}
+
+using WgDecode = kernels::GemmWgmmaBlock<16, 64, 128, 4, 1, bfloat16>;
+using WgSplit = kernels::GemmWgmmaBlock<128, 64, 256, 3, 2, float>;
+
+TEST(GemmStaging, WgmmaTilesLandInTheCanonicalLayout) {
+  check_canonical_stage<WgDecode, 16>(16, 128);
+  check_canonical_stage<WgDecode, 64>(64, 128);
+  check_canonical_stage<WgSplit, 128>(128, 256);
+  check_canonical_stage<WgSplit, 64>(64, 256);
+}
+
+TEST(GemmStaging, WgmmaEdgeTilesZeroFill) {
+  check_canonical_stage<WgDecode, 16>(1, 128);
+  check_canonical_stage<WgDecode, 64>(37, 48);
+  check_canonical_stage<WgSplit, 128>(100, 240);
+}
+
+// The descriptor's fields (PTX ISA "Matrix Descriptor Format"): address, leading and stride byte
+// offsets in 16-byte units at bits 0, 16 and 32; no swizzle (bits 62-63 zero).
+TEST(GemmStaging, WgmmaDescriptorFields) {
+  const uint64_t d = gmma::make_smem_desc(0x1230, 128, 2048);
+  EXPECT_EQ(d & 0x3FFF, 0x123u);
+  EXPECT_EQ((d >> 16) & 0x3FFF, 8u);
+  EXPECT_EQ((d >> 32) & 0x3FFF, 128u);
+  EXPECT_EQ(d >> 62, 0u);
 }
 }  // namespace

@@ -11,6 +11,13 @@
 
 #define FLY_HD FLY_HOST_DEVICE inline constexpr
 
+// Unroll the next loop in device code (register arrays indexed by its counter stay in registers).
+#if defined(FLY_DEVICE_COMPILER)
+#  define FLY_UNROLL _Pragma("unroll")
+#else
+#  define FLY_UNROLL
+#endif
+
 // A constant object (such as the slicing marker `_`) usable by name in device code: nvcc rejects
 // references to host-only namespace-scope objects inside __device__ functions.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)

@@ -79,12 +79,14 @@ std::map<std::string, MmaInfo> mma_table() {
 
 // A copy spelling of the grid. Register copies load global memory straight into the MMA's
 // fragments (GemmBlock); a staged copy (cp.async) streams tiles through a ring of shared-memory
-// buffers (GemmCpAsyncBlock, pipeline depth from the tile's :sN).
+// buffers (GemmCpAsyncBlock, pipeline depth from the tile's :sN); `wgmma` stages the same way
+// for the warpgroup MMA on the transposed product (GemmWgmmaBlock).
 struct CopyInfo {
   std::string cpp;
   int bits, min_bits;
   bool buffer;
   bool staged = false;
+  bool wgmma = false;
 };
 const std::map<std::string, CopyInfo> kCopies = {
     {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
@@ -92,6 +94,7 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"buf32", {"fly::BufferCopy32b", 32, 32, true}},    {"buf64", {"fly::BufferCopy64b", 64, 32, true}},
     {"buf128", {"fly::BufferCopy128b", 128, 32, true}},
     {"cpasync128", {"fly::SM90_CpAsync<128>", 128, 128, false, true}},
+    {"wgmma", {"fly::SM90_CpAsync<128>", 128, 128, false, true, true}},
 };
 const std::map<std::string, std::string> kDtypeCpp = {
     {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
@@ -139,9 +142,40 @@ constexpr int kMaxSmemBytes = 232448;
 
 // Checks what GemmCpAsyncBlock static_asserts, so that no cell fails to compile: one 16-byte vector
 // per cp.async, threads covering each operand tile in whole rows, the ring within shared memory.
-std::string check_staged(const Cell& cell, const MmaInfo& mma, int threads, int& align_elems) {
+// GemmWgmmaBlock: one warpgroup (1x4 warps) per k-group over 64 rows of B; the block's M is
+// wgmma's N; canonical (unpadded) tiles in shared memory.
+std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
+  if (cell.ab != "e4m3fn") return "the wgmma block computes e4m3fn only";
+  if (cell.wm != 1 || cell.wn != 4) return "a wgmma block is one warpgroup per k-group: warps 1x4[xK]";
+  if (cell.bn != 64) return "a wgmma block covers BN=64 rows of B (wgmma's M)";
+  if (cell.bm != 16 && cell.bm != 32 && cell.bm != 64 && cell.bm != 128)
+    return "BM=" + std::to_string(cell.bm) + " is not a wgmma N the block instantiates (16, 32, 64, 128)";
+  if ((cell.bk / 32) % cell.wk != 0)
+    return "the " + std::to_string(cell.bk / 32) + " k-steps of a tile do not split among " + std::to_string(cell.wk) +
+           " warpgroups";
+  const int per_row = cell.bk / 16;
+  for (int rows : {cell.bm, cell.bn}) {
+    const int used = std::min(rows * per_row, threads);
+    if (used % per_row != 0 || rows % (used / per_row) != 0)
+      return std::to_string(threads) + " threads cannot cover a " + std::to_string(rows) + "x" + std::to_string(cell.bk) +
+             " tile in whole rows of " + std::to_string(per_row) + " vectors";
+  }
+  const int smem = cell.stages * (cell.bm + cell.bn) * cell.bk;
+  if (smem > kMaxSmemBytes)
+    return std::to_string(cell.stages) + " stages need " + std::to_string(smem) + " bytes of shared memory (max " +
+           std::to_string(kMaxSmemBytes) + ")";
+  const int reduce = (cell.wk - 1) * 128 * (cell.bm / 2) * 4;
+  if (reduce > smem)
+    return "the k-group reduction needs " + std::to_string(reduce) + " bytes, more than the " + std::to_string(smem) +
+           " of the pipeline";
+  align_elems = 16;
+  return {};
+}
+
+std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int threads, int& align_elems) {
   if (cell.target != "sm90a") return "copy " + cell.copy + " is an sm_90a instruction";
   if (cell.stages < 2) return "a cp.async pipeline needs at least 2 stages (:s2 or more)";
+  if (copy.wgmma) return check_wgmma(cell, threads, align_elems);
   if ((cell.bk / mma.atom_k) % cell.wk != 0)
     return "the " + std::to_string(cell.bk / mma.atom_k) + " k-steps of a tile do not split among " +
            std::to_string(cell.wk) + " warp groups";
@@ -209,7 +243,7 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
     return "BN=" + std::to_string(cell.bn) + " is not a multiple of the MMA's N step " + std::to_string(step_n);
   if (!covers(cell.bk, mma.k_step))
     return "BK=" + std::to_string(cell.bk) + " is not a multiple of the MMA's K step " + std::to_string(mma.k_step);
-  if (copy.staged) return check_staged(cell, mma, threads, align_elems);
+  if (copy.staged) return check_staged(cell, mma, copy, threads, align_elems);
   if (cell.stages != 1) return "the direct-load kernel has no pipeline: stages must be 1";
   if (cell.wk != 1) return "the direct-load kernel does not split K among warps";
   if (copy.bits % (8 * mma.elem_bytes) != 0) return "copy " + cell.copy + " splits an element";
@@ -239,10 +273,15 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   f << "// " << cell.name() << "\n";
   if (!cuda) f << "#include <hip/hip_runtime.h>\n";
   f << "#include \"fly/arch/copy_gfx942.hpp\"\n#include \"fly/atom/mma_traits_" << (cuda ? "sm90" : "gfx942") << ".hpp\"\n";
-  f << (copy.staged ? "#include \"gemm_cpasync_kernel.hpp\"\n" : "#include \"gemm_kernel.hpp\"\n");
+  f << (copy.wgmma    ? "#include \"gemm_wgmma_kernel.hpp\"\n"
+        : copy.staged ? "#include \"gemm_cpasync_kernel.hpp\"\n"
+                      : "#include \"gemm_kernel.hpp\"\n");
   if (cuda) f << "#include \"gemm_launch_cuda.hpp\"\n";
   f << "\nnamespace {\n";
-  if (copy.staged) {
+  if (copy.wgmma) {
+    f << "using Block = fly::kernels::GemmWgmmaBlock<" << tile << ", " << cell.stages << ", " << cell.wk << ", "
+      << kDtypeCpp.at(cell.d) << ">;\n";
+  } else if (copy.staged) {
     f << "using Block = fly::kernels::GemmCpAsyncBlock<" << mma.op << ", " << warps << ", " << tile << ", " << cell.stages
       << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else {
@@ -252,7 +291,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   f << "}  // namespace\n\n";
   f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name() << "(fly::kernels::GemmParams p) {\n";
   if (copy.staged) {
-    f << "  extern __shared__ __align__(16) unsigned char smem[];\n"
+    f << "  extern __shared__ __align__(128) unsigned char smem[];\n"
       << "  Block::run(p, reinterpret_cast<Block::TA*>(smem), int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
   } else {
     f << "  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";

@@ -1,0 +1,189 @@
+// The wgmma GEMM block for decode shapes (sm_90a):
+//   D[M,N] = alpha * scale_a * scale_b * (A[M,K] x B[N,K]^T) + beta * C[M,N]   (fp32 accumulate)
+// computed as its transpose, D^T = B x A^T: a warpgroup's wgmma is 64 rows tall, which a decode
+// GEMM's M (1..128) cannot fill but its N (the weight's rows) can. So a block takes BN = 64 rows of
+// B as wgmma's A operand and the block's BM (16..128) rows of A as wgmma's N, and writes D^T's
+// fragments transposed into D.
+// The pipeline is GemmCpAsyncBlock's: cp.async streams BK-deep tiles of both operands into a ring
+// of `Stages` shared-memory buffers, zero-filling past the matrix. The buffers hold wgmma's
+// canonical no-swizzle K-major layout (8-row x 16-byte core matrices), written by threads laid
+// out rows-first so that each quarter-warp's eight 16-byte writes hit distinct banks.
+// KGroups warpgroups split each tile's k-steps; their accumulators are summed through shared
+// memory before the epilogue.
+//
+// Preconditions checked by the dispatcher: K, lda and ldb multiples of 16, A and B 16-byte aligned.
+#pragma once
+
+#include <cstdint>
+
+#include "fly/arch/copy_sm90.hpp"
+#include "fly/arch/mma_sm90_wgmma.hpp"
+#include "fly/tiled.hpp"
+#include "gemm_epilogue.hpp"
+
+namespace fly::kernels {
+
+template <int BM_, int BN_, int BK_, int Stages_, int KGroups, class TD>
+struct GemmWgmmaBlock {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_, k_groups = KGroups;
+  using TA = float8_e4m3fn;
+  using Wgmma = SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<BM>;  // wgmma's N is the block's M
+  static_assert(BN == 64, "GemmWgmmaBlock: one warpgroup's wgmma covers 64 rows of B");
+  static_assert(BK % 32 == 0 && (BK / 32) % KGroups == 0, "GemmWgmmaBlock: k-steps of 32 split among the k-groups");
+  static_assert(Stages >= 2, "GemmWgmmaBlock: a pipeline needs at least two stages");
+  static constexpr int group_threads = 128;
+  static constexpr int threads = group_threads * KGroups;
+  static constexpr int acc_size = BM / 2;
+
+  // (row, k) -> byte of one operand tile: row = r0 + 8 r1, k = k0 + 16 k1, core matrix (r1, k1)
+  // at r1 * BK * 8 + k1 * 128 (stride byte offset BK * 8, leading byte offset 128).
+  template <int Rows>
+  using SmemShape = Shape<Shape<_8, Int<Rows / 8>>, Shape<_16, Int<BK / 16>>>;
+  template <int Rows>
+  using SmemLayout = Layout<SmemShape<Rows>, Stride<Stride<_16, Int<BK * 8>>, Stride<_1, _128>>>;
+  // the same shape read row-major (offset r * BK + k): each value's (row, k) for edge predicates
+  template <int Rows>
+  using CoordLayout = Layout<SmemShape<Rows>, Stride<Stride<Int<BK>, Int<BK * 8>>, Stride<_1, _16>>>;
+  static constexpr int k_core_bytes = 128, row_group_bytes = BK * 8;
+  static constexpr int stage_bytes = (BM + BN) * BK;
+  static constexpr int smem_bytes = Stages * stage_bytes;
+
+  using LoadAtom = Copy_Atom<SM90_CpAsync<128>, TA>;
+
+  template <int Rows>
+  struct Loader {
+    static constexpr int vecs_per_row = BK / 16;
+    static constexpr int used = Rows * vecs_per_row < threads ? Rows * vecs_per_row : threads;
+    static constexpr int rows_per_pass = used / vecs_per_row;
+    static_assert(used % vecs_per_row == 0 && rows_per_pass > 0 && Rows % rows_per_pass == 0,
+                  "GemmWgmmaBlock: the threads cannot cover the operand tile in whole rows");
+    // rows fastest: a quarter-warp writes one 16-byte column of 8 rows, one core matrix
+    using ThrLayout = Layout<Shape<Int<rows_per_pass>, Int<vecs_per_row>>, Stride<_1, Int<rows_per_pass>>>;
+    using ValLayout = Layout<Shape<_1, _16>>;
+    using Copy = decltype(make_tiled_copy(LoadAtom{}, ThrLayout{}, ValLayout{}));
+  };
+
+  template <int Rows>
+  FLY_HD static void load_tile(TA const* g, int64_t ld, TA* smem, int rows_left, int k_left, int thr) {
+    using L = Loader<Rows>;
+    if (L::used < threads && thr >= L::used) return;
+    auto thr_copy = typename L::Copy{}.get_slice(thr);
+    auto src = thr_copy.partition_S(
+        make_tensor(g, make_layout(SmemShape<Rows>{}, make_stride(make_stride(ld, 8 * ld), make_stride(_1{}, _16{})))));
+    auto dst = thr_copy.partition_D(make_tensor(smem, SmemLayout<Rows>{}));
+    if (rows_left >= Rows && k_left >= BK) {
+      copy(LoadAtom{}, src, dst);
+    } else {
+      auto [coord, coord0] = thr_copy.partition_layout(CoordLayout<Rows>{});
+      const int r0 = int(coord0) / BK, c0 = int(coord0) % BK;
+      copy_zfill(LoadAtom{}, [&](int i) {
+        const int at = int(coord(i));
+        return r0 + at / BK < rows_left && c0 + at % BK < k_left;
+      }, src, dst);
+    }
+  }
+
+  FLY_HD static uint32_t smem_address(void const* p) {
+#if defined(__CUDA_ARCH__)
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+#else
+    return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p));
+#endif
+  }
+
+  // smem: smem_bytes of dynamic shared memory, 128-byte aligned.
+  FLY_HD static void run(GemmParams const& p, TA* smem, int block_m, int block_n, int thr) {
+    const int m0 = block_m * BM, n0 = block_n * BN;
+    const int m_left = p.m - m0, n_left = p.n - n0;
+    TA const* A = static_cast<TA const*>(p.a) + int64_t(m0) * p.lda;
+    TA const* B = static_cast<TA const*>(p.b) + int64_t(n0) * p.ldb;
+    const int k_tiles = (p.k + BK - 1) / BK;
+    auto stage_a = [&](int s) { return smem + s * stage_bytes; };
+    auto stage_b = [&](int s) { return smem + s * stage_bytes + BM * BK; };
+    auto load = [&](int kt) {
+      const int s = kt % Stages, k0 = kt * BK;
+      load_tile<BM>(A + k0, p.lda, stage_a(s), m_left, p.k - k0, thr);
+      load_tile<BN>(B + k0, p.ldb, stage_b(s), n_left, p.k - k0, thr);
+    };
+    for (int kt = 0; kt < Stages - 1; ++kt) {
+      if (kt < k_tiles) load(kt);
+      cp_async_fence();
+    }
+
+    const int group = thr / group_threads;
+    float acc[acc_size];
+FLY_UNROLL
+    for (int i = 0; i < acc_size; ++i) acc[i] = 0.f;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      cp_async_wait<Stages - 2>();
+      gmma::fence_async_shared();  // the tile's bytes, written through cp.async, before wgmma reads them
+      sync_threads();
+      if (kt + Stages - 1 < k_tiles) load(kt + Stages - 1);
+      cp_async_fence();
+      // D^T += B_tile x A_tile^T: wgmma's A is the B tile, its B the A tile
+      const uint64_t desc_b = gmma::make_smem_desc(smem_address(stage_b(kt % Stages)), k_core_bytes, row_group_bytes);
+      const uint64_t desc_a = gmma::make_smem_desc(smem_address(stage_a(kt % Stages)), k_core_bytes, row_group_bytes);
+FLY_UNROLL
+      for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
+      gmma::warpgroup_arrive();
+      for (int j = 0; j < BK / 32 / KGroups; ++j) {
+        const uint64_t step = uint64_t((group + KGroups * j) * 2 * k_core_bytes) >> 4;  // 32 bytes of K
+        Wgmma::fma(desc_b + step, desc_a + step, acc);
+      }
+      gmma::warpgroup_commit_batch();
+      gmma::warpgroup_wait<0>();
+FLY_UNROLL
+      for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
+    }
+    if constexpr (KGroups > 1) {
+      if (!reduce_k_groups(acc, reinterpret_cast<float*>(smem), thr)) return;
+    }
+    store_transposed(acc, p, m0, n0, thr);
+  }
+
+  FLY_HD static bool reduce_k_groups(float (&acc)[acc_size], float* partial, int thr) {
+    static_assert((KGroups - 1) * group_threads * acc_size * 4 <= smem_bytes,
+                  "GemmWgmmaBlock: the k-group reduction does not fit in the pipeline's shared memory");
+    const int group = thr / group_threads, lane = thr % group_threads;
+    cp_async_wait<0>();
+    sync_threads();
+    if (group > 0) {
+FLY_UNROLL
+      for (int i = 0; i < acc_size; ++i) partial[((group - 1) * acc_size + i) * group_threads + lane] = acc[i];
+    }
+    sync_threads();
+    if (group > 0) return false;
+    for (int g = 1; g < KGroups; ++g)
+FLY_UNROLL
+      for (int i = 0; i < acc_size; ++i) acc[i] += partial[((g - 1) * acc_size + i) * group_threads + lane];
+    return true;
+  }
+
+  // acc[4j + 2h + c] is D^T(16 warp + lane/4 + 8h, 8j + 2(lane%4) + c) = D(m, n) with m the column.
+  FLY_HD static void store_transposed(float const (&acc)[acc_size], GemmParams const& p, int m0, int n0, int thr) {
+    const int m_left = p.m - m0, n_left = p.n - n0;
+    const float scale = p.alpha * (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
+    const int lane = thr % 32, warp = (thr % group_threads) / 32;
+    auto* D = static_cast<TD*>(p.d);
+    auto const* C = static_cast<TD const*>(p.c);
+FLY_UNROLL
+    for (int i = 0; i < acc_size; ++i) {
+      const int j = i / 4, h = (i / 2) % 2, c = i % 2;
+      const int n = 16 * warp + lane / 4 + 8 * h, m = 8 * j + 2 * (lane % 4) + c;
+      if (m < m_left && n < n_left) {
+        const int64_t row = m0 + m, col = n0 + n;
+        float v = scale * acc[i];
+        if (p.beta != 0.f) v += p.beta * float(C[row * p.ldc + col]);
+        D[row * p.ldd + col] = TD(v);
+      }
+    }
+  }
+
+  FLY_HD static void sync_threads() {
+#if defined(__CUDA_ARCH__)
+    __syncthreads();
+#endif
+  }
+};
+
+}  // namespace fly::kernels
