@@ -3,43 +3,49 @@
 # included), runs fly_bench, and writes a short table plus the full logs under $OUT.
 #   device run: bash tools/h200_check.sh
 # TUNE=1 also runs `fly_bench --tune=src/dispatch/tuning/sm90a.tsv` (every variant on every tuning
-# shape, a few minutes) and copies the new table to $OUT/sm90a.tsv: commit it as
-# src/dispatch/tuning/sm90a.tsv (docs/gemm.md, "Tuning tables").
+# shape, about 3 minutes), copies the new table to $OUT/sm90a.tsv (commit it as
+# src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
+# rows of fly_bench again (bench_tuned.txt).
+# The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 set -uo pipefail
 out=${OUT:-/tmp/fly-h200}
 tune=${TUNE:-0}
-mkdir -p "$out"
+logs="$out/logs"
+mkdir -p "$logs"
 jobs=$(nproc)
 
 {
   echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader
   nvcc --version | tail -1; cmake --version | head -1
-} 2>&1 | tee "$out/machine.txt"
+} 2>&1 | tee "$logs/machine.txt"
 
 status=0
-cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= >"$out/configure.log" 2>&1 || status=1
+cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= >"$logs/configure.log" 2>&1 || status=1
 if ((status == 0)); then
-  cmake --build --preset cuda -j "$jobs" >"$out/build.log" 2>&1 || status=2
+  cmake --build --preset cuda -j "$jobs" >"$logs/build.log" 2>&1 || status=2
 fi
 if ((status == 0)); then
-  ctest --preset cuda -j 8 --output-on-failure >"$out/ctest.log" 2>&1 || status=3
+  ctest --preset cuda -j 8 --output-on-failure >"$logs/ctest.log" 2>&1 || status=3
   build/cuda/bench/fly_bench --benchmark_min_time=0.2 --benchmark_out="$out/bench.json" \
     --benchmark_out_format=json >"$out/bench.txt" 2>&1 || status=4
 fi
 if ((status == 0)) && [[ $tune == 1 ]]; then
   if build/cuda/bench/fly_bench --tune=src/dispatch/tuning/sm90a.tsv >"$out/tune.txt" 2>&1; then
     cp src/dispatch/tuning/sm90a.tsv "$out/sm90a.tsv"
+    cmake --build --preset cuda -j "$jobs" >"$logs/rebuild.log" 2>&1 &&
+      build/cuda/bench/fly_bench --benchmark_filter=gemm/ --benchmark_min_time=0.2 >"$out/bench_tuned.txt" 2>&1 ||
+      status=5
   else
     status=5
   fi
 fi
-grep -h "ptxas info.*Used" "$out/build.log" >"$out/ptxas.txt" 2>/dev/null
+grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
 
 {
   echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench, 5 tune)"
-  grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$out/ctest.log" 2>/dev/null | head -20
+  grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$logs/ctest.log" 2>/dev/null | head -20
   echo "== GPU tests"
-  grep -E "Cuda\.|Sm90\.|registers" "$out/ctest.log" 2>/dev/null | grep -vE "^ +Start" | head -40
+  grep -E "Cuda\.|Sm90\.|registers" "$logs/ctest.log" 2>/dev/null | grep -vE "^ +Start" | head -40
   echo "== register report (sm_90a origin kernels)"
   build/cuda/tools/regreport/fly_regreport --budgets test/register_budgets.txt \
     --sm90 build/cuda/test/origin/origin_sm90_cubin.cubin \
@@ -49,8 +55,11 @@ grep -h "ptxas info.*Used" "$out/build.log" >"$out/ptxas.txt" 2>/dev/null
   if [[ $tune == 1 ]]; then
     echo "== fly_bench --tune (table: $out/sm90a.tsv)"
     cut -c1-200 "$out/tune.txt" 2>/dev/null | tail -80
+    echo "== fly_bench GEMM rows with the new table"
+    grep -E "^gemm/" "$out/bench_tuned.txt" 2>/dev/null | cut -c1-230
   fi
   echo "== registers (ptxas)"
-  sort -u "$out/ptxas.txt" | head -20
+  sort -u "$logs/ptxas.txt" | head -20
 } | tee "$out/summary.txt"
+tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"
 exit $status
