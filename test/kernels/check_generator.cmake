@@ -27,6 +27,7 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_48x64x128_w1x4_wgmma_s4: BM=48 is not a wgmma N"
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_wgmma_s4: a wgmma block is one warpgroup per k-group"
   "reject gemm_sm90a_e4m3fn_bf16_64x32x128_w1x4_wgmma_s4: a wgmma block covers BN=64 rows of B"
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s2: a wgmma pipeline keeps one tile in the MMA and one loading"
   "reject gemm_gfx942_f32_f32_64x64x16_w2x2_cpasync128_s3: copy cpasync128 is an sm_90a instruction"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"

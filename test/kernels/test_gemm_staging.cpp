@@ -85,7 +85,7 @@ void check_canonical_stage(int rows_left, int k_left) {
 }
 
 using WgDecode = kernels::GemmWgmmaBlock<16, 64, 128, 4, 1, bfloat16>;
-using WgSplit = kernels::GemmWgmmaBlock<128, 64, 256, 3, 2, float>;
+using WgSplit = kernels::GemmWgmmaBlock<128, 64, 256, 4, 2, float>;
 
 TEST(GemmStaging, WgmmaTilesLandInTheCanonicalLayout) {
   check_canonical_stage<WgDecode, 16>(16, 128);

@@ -5,9 +5,10 @@
 // B as wgmma's A operand and the block's BM (16..128) rows of A as wgmma's N, and writes D^T's
 // fragments transposed into D.
 // The pipeline is GemmCpAsyncBlock's: cp.async streams BK-deep tiles of both operands into a ring
-// of `Stages` shared-memory buffers, zero-filling past the matrix. The buffers hold wgmma's
-// canonical no-swizzle K-major layout (8-row x 16-byte core matrices), written by threads laid
-// out rows-first so that each quarter-warp's eight 16-byte writes hit distinct banks.
+// of `Stages` shared-memory buffers, zero-filling past the matrix, while one wgmma batch stays in
+// flight behind the one being issued. The buffers hold wgmma's canonical no-swizzle K-major layout
+// (8-row x 16-byte core matrices), written by warps covering 8 rows x 64 bytes so that each
+// quarter-warp's eight 16-byte writes hit distinct banks.
 // KGroups warpgroups split each tile's k-steps; their accumulators are summed through shared
 // memory before the epilogue.
 //
@@ -30,7 +31,7 @@ struct GemmWgmmaBlock {
   using Wgmma = SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<BM>;  // wgmma's N is the block's M
   static_assert(BN == 64, "GemmWgmmaBlock: one warpgroup's wgmma covers 64 rows of B");
   static_assert(BK % 32 == 0 && (BK / 32) % KGroups == 0, "GemmWgmmaBlock: k-steps of 32 split among the k-groups");
-  static_assert(Stages >= 2, "GemmWgmmaBlock: a pipeline needs at least two stages");
+  static_assert(Stages >= 3, "GemmWgmmaBlock: the pipeline keeps a tile in the MMA and one loading: three stages at least");
   static constexpr int group_threads = 128;
   static constexpr int threads = group_threads * KGroups;
   static constexpr int acc_size = BM / 2;
@@ -57,8 +58,12 @@ struct GemmWgmmaBlock {
     static constexpr int rows_per_pass = used / vecs_per_row;
     static_assert(used % vecs_per_row == 0 && rows_per_pass > 0 && Rows % rows_per_pass == 0,
                   "GemmWgmmaBlock: the threads cannot cover the operand tile in whole rows");
-    // rows fastest: a quarter-warp writes one 16-byte column of 8 rows, one core matrix
-    using ThrLayout = Layout<Shape<Int<rows_per_pass>, Int<vecs_per_row>>, Stride<_1, Int<rows_per_pass>>>;
+    static_assert(rows_per_pass % 8 == 0 && vecs_per_row % 4 == 0,
+                  "GemmWgmmaBlock: a warp covers 8 rows x 4 vectors of the tile");
+    // A warp takes 8 rows x 64 bytes: each quarter-warp writes one 16-byte column of 8 rows (one
+    // core matrix, distinct banks) and each row's 64 bytes are read by one instruction.
+    using ThrLayout = Layout<Shape<Shape<_8, Int<rows_per_pass / 8>>, Shape<_4, Int<vecs_per_row / 4>>>,
+                             Stride<Stride<_1, _32>, Stride<_8, Int<rows_per_pass * 4>>>>;
     using ValLayout = Layout<Shape<_1, _16>>;
     using Copy = decltype(make_tiled_copy(LoadAtom{}, ThrLayout{}, ValLayout{}));
   };
@@ -105,7 +110,10 @@ struct GemmWgmmaBlock {
       load_tile<BM>(A + k0, p.lda, stage_a(s), m_left, p.k - k0, thr);
       load_tile<BN>(B + k0, p.ldb, stage_b(s), n_left, p.k - k0, thr);
     };
-    for (int kt = 0; kt < Stages - 1; ++kt) {
+    // Stages - 2 tiles in flight ahead of the tile being multiplied: the wgmma batch of tile kt
+    // stays in flight while tile kt + 1's batch issues, so a stage is refilled only two tiles
+    // after it was multiplied.
+    for (int kt = 0; kt < Stages - 2; ++kt) {
       if (kt < k_tiles) load(kt);
       cp_async_fence();
     }
@@ -115,10 +123,10 @@ struct GemmWgmmaBlock {
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) acc[i] = 0.f;
     for (int kt = 0; kt < k_tiles; ++kt) {
-      cp_async_wait<Stages - 2>();
-      gmma::fence_async_shared();  // the tile's bytes, written through cp.async, before wgmma reads them
-      sync_threads();
-      if (kt + Stages - 1 < k_tiles) load(kt + Stages - 1);
+      cp_async_wait<Stages - 3>();  // tile kt has landed (for this thread)
+      gmma::fence_async_shared();    // ... before the async proxy (wgmma) reads it
+      sync_threads();                // ... for every thread; every batch up to kt - 2 is complete
+      if (kt + Stages - 2 < k_tiles) load(kt + Stages - 2);  // into tile kt - 2's stage
       cp_async_fence();
       // D^T += B_tile x A_tile^T: wgmma's A is the B tile, its B the A tile
       const uint64_t desc_b = gmma::make_smem_desc(smem_address(stage_b(kt % Stages)), k_core_bytes, row_group_bytes);
@@ -131,10 +139,13 @@ FLY_UNROLL
         Wgmma::fma(desc_b + step, desc_a + step, acc);
       }
       gmma::warpgroup_commit_batch();
-      gmma::warpgroup_wait<0>();
+      gmma::warpgroup_wait<1>();  // tile kt - 1's batch is done; tile kt's runs on
 FLY_UNROLL
       for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
     }
+    gmma::warpgroup_wait<0>();
+FLY_UNROLL
+    for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
     if constexpr (KGroups > 1) {
       if (!reduce_k_groups(acc, reinterpret_cast<float*>(smem), thr)) return;
     }

@@ -153,12 +153,13 @@ std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
   if ((cell.bk / 32) % cell.wk != 0)
     return "the " + std::to_string(cell.bk / 32) + " k-steps of a tile do not split among " + std::to_string(cell.wk) +
            " warpgroups";
+  if (cell.stages < 3) return "a wgmma pipeline keeps one tile in the MMA and one loading: 3 stages at least";
   const int per_row = cell.bk / 16;
   for (int rows : {cell.bm, cell.bn}) {
     const int used = std::min(rows * per_row, threads);
-    if (used % per_row != 0 || rows % (used / per_row) != 0)
+    if (used % per_row != 0 || rows % (used / per_row) != 0 || (used / per_row) % 8 != 0 || per_row % 4 != 0)
       return std::to_string(threads) + " threads cannot cover a " + std::to_string(rows) + "x" + std::to_string(cell.bk) +
-             " tile in whole rows of " + std::to_string(per_row) + " vectors";
+             " tile in warps of 8 rows x 4 vectors";
   }
   const int smem = cell.stages * (cell.bm + cell.bn) * cell.bk;
   if (smem > kMaxSmemBytes)
