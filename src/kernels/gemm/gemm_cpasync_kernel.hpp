@@ -18,6 +18,7 @@
 #include "fly/arch/copy_sm90.hpp"
 #include "fly/tiled.hpp"
 #include "gemm_epilogue.hpp"
+#include "gemm_staging.hpp"
 
 namespace fly::kernels {
 
@@ -47,15 +48,11 @@ struct GemmCpAsyncBlock {
   using FragAtom = Copy_Atom<UniversalCopy128b, TA>;
 
   // global -> shared for a Rows x BK operand tile: threads over (rows, 16-byte vectors of a row),
-  // one vector each per pass; an operand with fewer vectors than threads uses the first ones.
+  // one vector each per pass.
   template <int Rows>
   struct Loader {
-    static constexpr int vecs_per_row = BK / vec;
-    static constexpr int used = Rows * vecs_per_row < threads ? Rows * vecs_per_row : threads;
-    static constexpr int rows_per_pass = used / vecs_per_row;
-    static_assert(used % vecs_per_row == 0 && rows_per_pass > 0 && Rows % rows_per_pass == 0,
-                  "GemmCpAsyncBlock: the threads cannot cover the operand tile in whole rows");
-    using ThrLayout = Layout<Shape<Int<rows_per_pass>, Int<vecs_per_row>>, Stride<Int<vecs_per_row>, _1>>;
+    using Passes = StagingPasses<Rows, BK / vec, threads>;
+    using ThrLayout = Layout<Shape<Int<Passes::rows_per_pass>, Int<BK / vec>>, Stride<Int<BK / vec>, _1>>;
     using ValLayout = Layout<Shape<_1, Int<vec>>>;
     using Copy = decltype(make_tiled_copy(LoadAtom{}, ThrLayout{}, ValLayout{}));
   };
@@ -65,22 +62,10 @@ struct GemmCpAsyncBlock {
   template <int Rows, class SmemTensor>
   FLY_HD static void load_tile(TA const* g, int64_t ld, SmemTensor smem, int rows_left, int k_left, int thr) {
     using L = Loader<Rows>;
-    if (L::used < threads && thr >= L::used) return;
-    auto thr_copy = typename L::Copy{}.get_slice(thr);
-    auto src = thr_copy.partition_S(make_tensor(g, make_layout(make_shape(Int<Rows>{}, Int<BK>{}), make_stride(ld, _1{}))));
-    auto dst = thr_copy.partition_D(smem);
-    if (rows_left >= Rows && k_left >= BK) {
-      copy(LoadAtom{}, src, dst);
-    } else {
-      // (row, k) of each vector: this thread's base plus a compile-time offset
-      auto [coord, coord0] =
-          thr_copy.partition_layout(make_layout(make_shape(Int<Rows>{}, Int<BK>{}), make_stride(Int<BK>{}, _1{})));
-      const int r0 = int(coord0) / BK, c0 = int(coord0) % BK;
-      copy_zfill(LoadAtom{}, [&](int i) {
-        const int at = int(coord(i));
-        return r0 + at / BK < rows_left && c0 + at % BK < k_left;
-      }, src, dst);
-    }
+    auto shape = make_shape(Int<Rows>{}, Int<BK>{});
+    stage_tile<typename L::Copy, L::Passes::used, threads, Rows, BK>(
+        make_tensor(g, make_layout(shape, make_stride(ld, _1{}))), smem, make_layout(shape, make_stride(Int<BK>{}, _1{})),
+        rows_left, k_left, thr);
   }
 
   // smem: smem_bytes of dynamic shared memory, 16-byte aligned.
@@ -123,38 +108,15 @@ struct GemmCpAsyncBlock {
       gemm(Mma{}, acc, fA, fB, acc);
     }
     if constexpr (k_groups > 1) {
-      if (!reduce_k_groups(acc, smem, thr)) return;
+      constexpr int V = int(decltype(size(acc))::value);
+      static_assert((k_groups - 1) * group_threads * V * 4 <= smem_bytes,
+                    "GemmCpAsyncBlock: the k-group reduction does not fit in the pipeline's shared memory");
+      // warps are (M, N, K) column-major: the k-group of thread thr is thr / group_threads
+      if (!reduce_k_groups<k_groups, group_threads, V>(acc, reinterpret_cast<float*>(smem), thr)) return;
     }
     store_tile<TD, BM, BN>(thr_mma, acc, p, m0, n0);
   }
 
-  // Sums the k-groups' accumulators into group 0 through shared memory (the pipeline's buffers,
-  // idle once every copy has landed); true for the threads of group 0, which hold the result.
-  template <class AccTensor>
-  FLY_HD static bool reduce_k_groups(AccTensor& acc, TA* smem, int thr) {
-    constexpr int V = int(decltype(size(acc))::value);
-    static_assert((k_groups - 1) * group_threads * V * 4 <= smem_bytes,
-                  "GemmCpAsyncBlock: the k-group reduction does not fit in the pipeline's shared memory");
-    float* partial = reinterpret_cast<float*>(smem);
-    const int group = thr / group_threads, lane = thr % group_threads;  // warps are (M, N, K) column-major
-    cp_async_wait<0>();
-    sync_threads();
-    if (group > 0) {
-      for_each_index<V>([&](auto i) { partial[((group - 1) * V + i) * group_threads + lane] = acc[i]; });
-    }
-    sync_threads();
-    if (group > 0) return false;
-    for (int g = 1; g < k_groups; ++g) {
-      for_each_index<V>([&](auto i) { acc[i] += partial[((g - 1) * V + i) * group_threads + lane]; });
-    }
-    return true;
-  }
-
-  FLY_HD static void sync_threads() {
-#if defined(__CUDA_ARCH__)
-    __syncthreads();
-#endif
-  }
 };
 
 }  // namespace fly::kernels

@@ -22,27 +22,33 @@ struct GemmParams {
   float const* scale_b;
 };
 
+// alpha * scale_a * scale_b: what every accumulator is multiplied by.
+FLY_HD float epilogue_scale(GemmParams const& p) {
+  return p.alpha * (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
+}
+
+// D(row, col) = scale * acc + beta * C(row, col), rounded to TD (C is not read when beta is 0).
+template <class TD>
+FLY_HD void store_value(GemmParams const& p, float scale, int64_t row, int64_t col, float acc) {
+  float v = scale * acc;
+  if (p.beta != 0.f) v += p.beta * float(static_cast<TD const*>(p.c)[row * p.ldc + col]);
+  static_cast<TD*>(p.d)[row * p.ldd + col] = TD(v);
+}
+
 // Stores this thread's accumulators of the BM x BN tile at (m0, n0). A value's (row, column) is a
 // per-thread base plus a compile-time offset from partitioning a static coordinate layout.
 template <class TD, int BM, int BN, class ThrMma, class Acc>
 FLY_HD void store_tile(ThrMma const& thr_mma, Acc const& acc, GemmParams const& p, int m0, int n0) {
   const int m_left = p.m - m0, n_left = p.n - n0;
   const bool full_mn = m_left >= BM && n_left >= BN;
-  const float scale = p.alpha * (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
+  const float scale = epilogue_scale(p);
   auto [coord_c, coord_c0] =
       thr_mma.partition_layout_C(make_layout(make_shape(Int<BM>{}, Int<BN>{}), make_stride(Int<BN>{}, _1{})));
   const int rc0 = int(coord_c0) / BN, cc0 = int(coord_c0) % BN;
-  auto* D = static_cast<TD*>(p.d);
-  auto const* C = static_cast<TD const*>(p.c);
   for_each_index<int(decltype(size(acc))::value)>([&](auto i) {
     const int at = int(coord_c(i));
     const int r = rc0 + at / BN, c = cc0 + at % BN;
-    if (full_mn || (r < m_left && c < n_left)) {
-      float v = scale * float(acc[i]);
-      const int64_t row = m0 + r, col = n0 + c;
-      if (p.beta != 0.f) v += p.beta * float(C[row * p.ldc + col]);
-      D[row * p.ldd + col] = TD(v);
-    }
+    if (full_mn || (r < m_left && c < n_left)) store_value<TD>(p, scale, m0 + r, n0 + c, float(acc[i]));
   });
 }
 

@@ -21,6 +21,7 @@
 #include "fly/arch/mma_sm90_wgmma.hpp"
 #include "fly/tiled.hpp"
 #include "gemm_epilogue.hpp"
+#include "gemm_staging.hpp"
 
 namespace fly::kernels {
 
@@ -53,11 +54,8 @@ struct GemmWgmmaBlock {
 
   template <int Rows>
   struct Loader {
-    static constexpr int vecs_per_row = BK / 16;
-    static constexpr int used = Rows * vecs_per_row < threads ? Rows * vecs_per_row : threads;
-    static constexpr int rows_per_pass = used / vecs_per_row;
-    static_assert(used % vecs_per_row == 0 && rows_per_pass > 0 && Rows % rows_per_pass == 0,
-                  "GemmWgmmaBlock: the threads cannot cover the operand tile in whole rows");
+    using Passes = StagingPasses<Rows, BK / 16, threads>;
+    static constexpr int rows_per_pass = Passes::rows_per_pass, vecs_per_row = BK / 16;
     static_assert(rows_per_pass % 8 == 0 && vecs_per_row % 4 == 0,
                   "GemmWgmmaBlock: a warp covers 8 rows x 4 vectors of the tile");
     // A warp takes 8 rows x 64 bytes: each quarter-warp writes one 16-byte column of 8 rows (one
@@ -71,21 +69,9 @@ struct GemmWgmmaBlock {
   template <int Rows>
   FLY_HD static void load_tile(TA const* g, int64_t ld, TA* smem, int rows_left, int k_left, int thr) {
     using L = Loader<Rows>;
-    if (L::used < threads && thr >= L::used) return;
-    auto thr_copy = typename L::Copy{}.get_slice(thr);
-    auto src = thr_copy.partition_S(
-        make_tensor(g, make_layout(SmemShape<Rows>{}, make_stride(make_stride(ld, 8 * ld), make_stride(_1{}, _16{})))));
-    auto dst = thr_copy.partition_D(make_tensor(smem, SmemLayout<Rows>{}));
-    if (rows_left >= Rows && k_left >= BK) {
-      copy(LoadAtom{}, src, dst);
-    } else {
-      auto [coord, coord0] = thr_copy.partition_layout(CoordLayout<Rows>{});
-      const int r0 = int(coord0) / BK, c0 = int(coord0) % BK;
-      copy_zfill(LoadAtom{}, [&](int i) {
-        const int at = int(coord(i));
-        return r0 + at / BK < rows_left && c0 + at % BK < k_left;
-      }, src, dst);
-    }
+    stage_tile<typename L::Copy, L::Passes::used, threads, Rows, BK>(
+        make_tensor(g, make_layout(SmemShape<Rows>{}, make_stride(make_stride(ld, 8 * ld), make_stride(_1{}, _16{})))),
+        make_tensor(smem, SmemLayout<Rows>{}), CoordLayout<Rows>{}, rows_left, k_left, thr);
   }
 
   FLY_HD static uint32_t smem_address(void const* p) {
@@ -147,53 +133,24 @@ FLY_UNROLL
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
     if constexpr (KGroups > 1) {
-      if (!reduce_k_groups(acc, reinterpret_cast<float*>(smem), thr)) return;
+      static_assert((KGroups - 1) * group_threads * acc_size * 4 <= smem_bytes,
+                    "GemmWgmmaBlock: the k-group reduction does not fit in the pipeline's shared memory");
+      if (!reduce_k_groups<KGroups, group_threads, acc_size>(acc, reinterpret_cast<float*>(smem), thr)) return;
     }
     store_transposed(acc, p, m0, n0, thr);
-  }
-
-  FLY_HD static bool reduce_k_groups(float (&acc)[acc_size], float* partial, int thr) {
-    static_assert((KGroups - 1) * group_threads * acc_size * 4 <= smem_bytes,
-                  "GemmWgmmaBlock: the k-group reduction does not fit in the pipeline's shared memory");
-    const int group = thr / group_threads, lane = thr % group_threads;
-    cp_async_wait<0>();
-    sync_threads();
-    if (group > 0) {
-FLY_UNROLL
-      for (int i = 0; i < acc_size; ++i) partial[((group - 1) * acc_size + i) * group_threads + lane] = acc[i];
-    }
-    sync_threads();
-    if (group > 0) return false;
-    for (int g = 1; g < KGroups; ++g)
-FLY_UNROLL
-      for (int i = 0; i < acc_size; ++i) acc[i] += partial[((g - 1) * acc_size + i) * group_threads + lane];
-    return true;
   }
 
   // acc[4j + 2h + c] is D^T(16 warp + lane/4 + 8h, 8j + 2(lane%4) + c) = D(m, n) with m the column.
   FLY_HD static void store_transposed(float const (&acc)[acc_size], GemmParams const& p, int m0, int n0, int thr) {
     const int m_left = p.m - m0, n_left = p.n - n0;
-    const float scale = p.alpha * (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
+    const float scale = epilogue_scale(p);
     const int lane = thr % 32, warp = (thr % group_threads) / 32;
-    auto* D = static_cast<TD*>(p.d);
-    auto const* C = static_cast<TD const*>(p.c);
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) {
       const int j = i / 4, h = (i / 2) % 2, c = i % 2;
       const int n = 16 * warp + lane / 4 + 8 * h, m = 8 * j + 2 * (lane % 4) + c;
-      if (m < m_left && n < n_left) {
-        const int64_t row = m0 + m, col = n0 + n;
-        float v = scale * acc[i];
-        if (p.beta != 0.f) v += p.beta * float(C[row * p.ldc + col]);
-        D[row * p.ldd + col] = TD(v);
-      }
+      if (m < m_left && n < n_left) store_value<TD>(p, scale, m0 + m, n0 + n, acc[i]);
     }
-  }
-
-  FLY_HD static void sync_threads() {
-#if defined(__CUDA_ARCH__)
-    __syncthreads();
-#endif
   }
 };
 
