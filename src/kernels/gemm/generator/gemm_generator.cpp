@@ -140,8 +140,34 @@ bool parse_tile(const std::string& tile, Cell& cell) {
 // The sm_90a limit on a block's dynamic shared memory (227 KB).
 constexpr int kMaxSmemBytes = 232448;
 
-// Checks what GemmCpAsyncBlock static_asserts, so that no cell fails to compile: one 16-byte vector
-// per cp.async, threads covering each operand tile in whole rows, the ring within shared memory.
+// Empty when `threads` cover each operand tile (BM and BN rows of per_row 16-byte vectors) in
+// whole rows, one vector each per pass (StagingPasses); with warp_blocks, a pass must also be whole
+// warps of 8 rows x 4 vectors (GemmWgmmaBlock's loader).
+std::string staging_rejection(const Cell& cell, int threads, int per_row, bool warp_blocks) {
+  for (int rows : {cell.bm, cell.bn}) {
+    const int used = std::min(rows * per_row, threads);
+    bool ok = used % per_row == 0 && rows % (used / per_row) == 0;
+    if (warp_blocks) ok = ok && (used / per_row) % 8 == 0 && per_row % 4 == 0;
+    if (!ok)
+      return std::to_string(threads) + " threads cannot cover a " + std::to_string(rows) + "x" + std::to_string(cell.bk) +
+             (warp_blocks ? " tile in warps of 8 rows x 4 vectors"
+                          : " tile in whole rows of " + std::to_string(per_row) + " vectors");
+  }
+  return {};
+}
+
+// Empty when the ring of stages (smem bytes) fits in shared memory and holds the K-groups' partial
+// sums (reduce bytes).
+std::string smem_rejection(const Cell& cell, int smem, int reduce) {
+  if (smem > kMaxSmemBytes)
+    return std::to_string(cell.stages) + " stages need " + std::to_string(smem) + " bytes of shared memory (max " +
+           std::to_string(kMaxSmemBytes) + ")";
+  if (reduce > smem)
+    return "the k-group reduction needs " + std::to_string(reduce) + " bytes, more than the " + std::to_string(smem) +
+           " of the pipeline";
+  return {};
+}
+
 // GemmWgmmaBlock: one warpgroup (1x4 warps) per k-group over 64 rows of B; the block's M is
 // wgmma's N; canonical (unpadded) tiles in shared memory.
 std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
@@ -154,25 +180,18 @@ std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
     return "the " + std::to_string(cell.bk / 32) + " k-steps of a tile do not split among " + std::to_string(cell.wk) +
            " warpgroups";
   if (cell.stages < 3) return "a wgmma pipeline keeps one tile in the MMA and one loading: 3 stages at least";
-  const int per_row = cell.bk / 16;
-  for (int rows : {cell.bm, cell.bn}) {
-    const int used = std::min(rows * per_row, threads);
-    if (used % per_row != 0 || rows % (used / per_row) != 0 || (used / per_row) % 8 != 0 || per_row % 4 != 0)
-      return std::to_string(threads) + " threads cannot cover a " + std::to_string(rows) + "x" + std::to_string(cell.bk) +
-             " tile in warps of 8 rows x 4 vectors";
-  }
-  const int smem = cell.stages * (cell.bm + cell.bn) * cell.bk;
-  if (smem > kMaxSmemBytes)
-    return std::to_string(cell.stages) + " stages need " + std::to_string(smem) + " bytes of shared memory (max " +
-           std::to_string(kMaxSmemBytes) + ")";
-  const int reduce = (cell.wk - 1) * 128 * (cell.bm / 2) * 4;
-  if (reduce > smem)
-    return "the k-group reduction needs " + std::to_string(reduce) + " bytes, more than the " + std::to_string(smem) +
-           " of the pipeline";
+  if (auto why = staging_rejection(cell, threads, cell.bk / 16, true); !why.empty()) return why;
+  // fp32 partial sums: BM / 2 accumulators per thread of a warpgroup
+  if (auto why = smem_rejection(cell, cell.stages * (cell.bm + cell.bn) * cell.bk, (cell.wk - 1) * 128 * (cell.bm / 2) * 4);
+      !why.empty())
+    return why;
   align_elems = 16;
   return {};
 }
 
+// Checks what the staged blocks static_assert, so that no cell fails to compile: one 16-byte
+// vector per cp.async, threads covering each operand tile in whole rows, the ring within shared
+// memory (GemmCpAsyncBlock pads each row by one vector).
 std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int threads, int& align_elems) {
   if (cell.target != "sm90a") return "copy " + cell.copy + " is an sm_90a instruction";
   if (cell.stages < 2) return "a cp.async pipeline needs at least 2 stages (:s2 or more)";
@@ -183,24 +202,14 @@ std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& c
   const int vec = 16 / mma.elem_bytes;
   if ((cell.bk * mma.elem_bytes) % 16 != 0)
     return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
-  const int per_row = cell.bk / vec;
-  for (int rows : {cell.bm, cell.bn}) {
-    const int used = std::min(rows * per_row, threads);
-    if (used % per_row != 0 || rows % (used / per_row) != 0)
-      return std::to_string(threads) + " threads cannot cover a " + std::to_string(rows) + "x" + std::to_string(cell.bk) +
-             " tile in whole rows of " + std::to_string(per_row) + " vectors";
-  }
-  const int smem = cell.stages * (cell.bm + cell.bn) * (cell.bk + vec) * mma.elem_bytes;
-  if (smem > kMaxSmemBytes)
-    return std::to_string(cell.stages) + " stages need " + std::to_string(smem) + " bytes of shared memory (max " +
-           std::to_string(kMaxSmemBytes) + ")";
+  if (auto why = staging_rejection(cell, threads, cell.bk / vec, false); !why.empty()) return why;
   // the k-groups' partial sums (fp32, one per accumulator) pass through the pipeline's buffers
   const int acc_per_thread = (cell.bm / (mma.atom_m * cell.wm)) * (cell.bn / (mma.atom_n * cell.wn)) *
                              (mma.atom_m * mma.atom_n / mma.threads);
-  const int reduce = (cell.wk - 1) * (threads / cell.wk) * acc_per_thread * 4;
-  if (reduce > smem)
-    return "the k-group reduction needs " + std::to_string(reduce) + " bytes, more than the " + std::to_string(smem) +
-           " of the pipeline";
+  if (auto why = smem_rejection(cell, cell.stages * (cell.bm + cell.bn) * (cell.bk + vec) * mma.elem_bytes,
+                                (cell.wk - 1) * (threads / cell.wk) * acc_per_thread * 4);
+      !why.empty())
+    return why;
   align_elems = vec;
   return {};
 }
