@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fly/fly.h"
+#include "fake_problem.hpp"
 #include "gemm_registry.hpp"
 #include "handle.hpp"
 #include "platform.hpp"
@@ -595,22 +596,7 @@ const GemmVariant k_fake[] = {
     {"v_nolaunch_256x256x256", Target::sm90a, fn8, bf16, 256, 256, 256, 16, nullptr},
 };
 
-// A problem with 256-byte aligned fake device pointers (never dereferenced).
-GemmProblem fake_problem(int64_t m, int64_t n, int64_t k, fly_dtype_t ab = fn8, fly_dtype_t d = bf16) {
-  GemmProblem p{};
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.lda = p.ldb = k;
-  p.ldd = n;
-  p.a = p.b = ab;
-  p.c = p.d = d;
-  p.alpha = 1.0f;
-  p.A = reinterpret_cast<const void*>(uintptr_t{0x10000});
-  p.B = reinterpret_cast<const void*>(uintptr_t{0x20000});
-  p.D = reinterpret_cast<void*>(uintptr_t{0x30000});
-  return p;
-}
+using fly_test::fake_problem;
 
 const char* pick(const GemmProblem& p, Target t = Target::sm90a, std::string* why = nullptr) {
   const GemmVariant* v = fly::dispatch::select_gemm_variant(k_fake, p, t, why);

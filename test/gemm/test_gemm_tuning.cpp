@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "fly/fly.h"
+#include "fake_problem.hpp"
 #include "gemm_registry.hpp"
 #include "gemm_tuning.hpp"
 #include "handle.hpp"
@@ -39,21 +40,7 @@ const GemmVariant k_variants[] = {
     {"gfx_64x64x128", Target::gfx942, FLY_DTYPE_E4M3FNUZ, bf16, 64, 64, 128, 16, ok_launch},
 };
 
-GemmProblem problem(int64_t m, int64_t n, int64_t k, fly_dtype_t ab = fn8, fly_dtype_t d = bf16) {
-  GemmProblem p{};
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.lda = p.ldb = k;
-  p.ldd = n;
-  p.a = p.b = ab;
-  p.c = p.d = d;
-  p.alpha = 1.0f;
-  p.A = reinterpret_cast<const void*>(uintptr_t{0x10000});  // 256-byte aligned, never dereferenced
-  p.B = reinterpret_cast<const void*>(uintptr_t{0x20000});
-  p.D = reinterpret_cast<void*>(uintptr_t{0x30000});
-  return p;
-}
+using fly_test::fake_problem;
 
 const char* pick(std::span<const GemmTuning> tuning, const GemmProblem& p, std::string* why = nullptr) {
   const GemmVariant* v = fly::dispatch::select_gemm_variant(k_variants, tuning, p, Target::sm90a, why);
@@ -65,8 +52,8 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 TEST(GemmTuned, ExactEntryIsChosen) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"}};
   std::string why;
-  EXPECT_STREQ(pick({}, problem(16, 8192, 8192)), "small_16x64x128");  // the heuristic alone
-  EXPECT_STREQ(pick(tuning, problem(16, 8192, 8192), &why), "mid_64x64x128");
+  EXPECT_STREQ(pick({}, fake_problem(16, 8192, 8192)), "small_16x64x128");  // the heuristic alone
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 8192), &why), "mid_64x64x128");
   // 6 sm90a variants; 4 compute e4m3fn -> bf16 with a launch function and fit the alignment.
   EXPECT_EQ(why, "tuned: fastest measured at 16x8192x8192 (this shape) among 4 eligible of 6 sm90a variants");
 }
@@ -80,44 +67,44 @@ TEST(GemmTuned, NearestEntryAmongSeveral) {
   };
   std::string why;
   // m = 20: log2(20/16) = 0.32 beats log2(32/20) = 0.68.
-  EXPECT_STREQ(pick(tuning, problem(20, 8192, 8192), &why), "mid_64x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(20, 8192, 8192), &why), "mid_64x64x128");
   EXPECT_EQ(why, "tuned: fastest measured at 16x8192x8192 (nearest tuned shape) among 4 eligible of 6 sm90a variants");
   // m = 24: log2(32/24) = 0.42 beats log2(24/16) = 0.58.
-  EXPECT_STREQ(pick(tuning, problem(24, 8192, 8192), &why), "any_64x64x64_a1");
+  EXPECT_STREQ(pick(tuning, fake_problem(24, 8192, 8192), &why), "any_64x64x64_a1");
   EXPECT_TRUE(starts_with(why, "tuned: fastest measured at 32x8192x8192 (nearest tuned shape)")) << why;
   // m = 100: only 128 is within a factor 2.
-  EXPECT_STREQ(pick(tuning, problem(100, 8192, 8192)), "big_128x128x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(100, 8192, 8192)), "big_128x128x128");
   // m = 64: 32 and 128 are both exactly 1 away: the first listed.
-  EXPECT_STREQ(pick(tuning, problem(64, 8192, 8192)), "any_64x64x64_a1");
+  EXPECT_STREQ(pick(tuning, fake_problem(64, 8192, 8192)), "any_64x64x64_a1");
   // The distance sums over n and k too: 6144 is nearer 8192 (0.42) than 4096 (0.58).
-  EXPECT_STREQ(pick(tuning, problem(16, 6144, 8192)), "mid_64x64x128");
-  EXPECT_STREQ(pick(tuning, problem(16, 5000, 8192)), "big_128x128x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 6144, 8192)), "mid_64x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 5000, 8192)), "big_128x128x128");
   const GemmTuning far{Target::sm90a, fn8, bf16, 32, 4096, 8192, "x"};
-  EXPECT_DOUBLE_EQ(fly::dispatch::gemm_tuning_distance(far, problem(16, 8192, 8192)), 2.0);
-  EXPECT_DOUBLE_EQ(fly::dispatch::gemm_tuning_distance(far, problem(32, 4096, 8192)), 0.0);
+  EXPECT_DOUBLE_EQ(fly::dispatch::gemm_tuning_distance(far, fake_problem(16, 8192, 8192)), 2.0);
+  EXPECT_DOUBLE_EQ(fly::dispatch::gemm_tuning_distance(far, fake_problem(32, 4096, 8192)), 0.0);
 }
 
 TEST(GemmTuned, EntryBeyondFactorTwoIsIgnored) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"}};
   std::string why;
   // The bounds are inclusive: 8 and 32 rows, 4096 and 16384 columns still use the entry ...
-  EXPECT_STREQ(pick(tuning, problem(32, 8192, 8192)), "mid_64x64x128");
-  EXPECT_STREQ(pick(tuning, problem(8, 8192, 8192)), "mid_64x64x128");
-  EXPECT_STREQ(pick(tuning, problem(16, 16384, 4096)), "mid_64x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(32, 8192, 8192)), "mid_64x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(8, 8192, 8192)), "mid_64x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 16384, 4096)), "mid_64x64x128");
   // ... one past them does not: the heuristic, and no word about tuning.
-  EXPECT_STREQ(pick(tuning, problem(33, 8192, 8192), &why), "small_16x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(33, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "least padding (M 33->48")) << why;
-  EXPECT_STREQ(pick(tuning, problem(7, 8192, 8192), &why), "small_16x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(7, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "least padding (M 7->16")) << why;
-  EXPECT_STREQ(pick(tuning, problem(16, 16512, 8192)), "small_16x64x128");
-  EXPECT_STREQ(pick(tuning, problem(16, 8192, 3968)), "small_16x64x128");
-  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, problem(16, 8192, 16512), Target::sm90a), nullptr);
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 16512, 8192)), "small_16x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 3968)), "small_16x64x128");
+  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, fake_problem(16, 8192, 16512), Target::sm90a), nullptr);
 }
 
 TEST(GemmTuned, MissingVariantFallsBackToTheHeuristicAndSaysSo) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "gone_16x64x512"}};
   std::string why;
-  EXPECT_STREQ(pick(tuning, problem(16, 8192, 8192), &why), "small_16x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
   EXPECT_EQ(why,
             "tuned variant gone_16x64x512 is not compiled in (FLY_GEMM_FILTER, or renamed since it was measured?); "
             "heuristic: least padding (M 16->16, N 8192->8192, K 8192->8192: 1x the work) among 4 eligible of 6 sm90a "
@@ -126,14 +113,14 @@ TEST(GemmTuned, MissingVariantFallsBackToTheHeuristicAndSaysSo) {
 
 TEST(GemmTuned, IneligibleVariantFallsBackToTheHeuristic) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"}};
-  GemmProblem p = problem(16, 8192, 8196);  // K, lda, ldb = 8196: 4-element alignment; mid needs 16
+  GemmProblem p = fake_problem(16, 8192, 8196);  // K, lda, ldb = 8196: 4-element alignment; mid needs 16
   ASSERT_EQ(fly::dispatch::gemm_alignment_elems(p), 4);
   std::string why;
   EXPECT_STREQ(pick(tuning, p, &why), "any_64x64x64_a1");
   EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 is not eligible: it needs lda, ldb, A and B aligned to "
                                "16 elements, this call's alignment is 4; heuristic: least padding (M 16->64"))
       << why;
-  p = problem(16, 8192, 8192);
+  p = fake_problem(16, 8192, 8192);
   p.B = reinterpret_cast<const void*>(uintptr_t{0x20008});  // an 8-byte aligned pointer is enough to refuse
   EXPECT_STREQ(pick(tuning, p, &why), "any_64x64x64_a1");
   EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 is not eligible")) << why;
@@ -146,15 +133,15 @@ TEST(GemmTuned, VariantThatDoesNotComputeTheCallIsPassedOver) {
   const GemmTuning no_launch[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "nolaunch_64x64x128"}};
   const GemmTuning other_target[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "gfx_64x64x128"}};
   std::string why;
-  EXPECT_STREQ(pick(other_d, problem(16, 8192, 8192), &why), "small_16x64x128");
+  EXPECT_STREQ(pick(other_d, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "tuned variant f16_64x64x128 does not compute e4m3fn x e4m3fn -> bf16 (it computes "
                                "e4m3fn -> f16); heuristic: "))
       << why;
-  EXPECT_STREQ(pick(no_launch, problem(16, 8192, 8192), &why), "small_16x64x128");
+  EXPECT_STREQ(pick(no_launch, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "tuned variant nolaunch_64x64x128 does not compute e4m3fn x e4m3fn -> bf16 (it computes "
                                "e4m3fn -> bf16, without a launch function)"))
       << why;
-  EXPECT_STREQ(pick(other_target, problem(16, 8192, 8192), &why), "small_16x64x128");
+  EXPECT_STREQ(pick(other_target, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "tuned variant gfx_64x64x128 is a gfx942 variant; heuristic: ")) << why;
 }
 
@@ -165,13 +152,13 @@ TEST(GemmTuned, OtherDtypesAndTargetsAreIgnored) {
       {Target::gfx942, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"},             // other target
   };
   std::string why;
-  EXPECT_STREQ(pick(tuning, problem(16, 8192, 8192), &why), "small_16x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "least padding")) << why;
-  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, problem(16, 8192, 8192), Target::sm90a), nullptr);
+  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, fake_problem(16, 8192, 8192), Target::sm90a), nullptr);
   // The f16 entry applies to an f16 call: it names a bf16 variant, so the heuristic runs, saying so.
-  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, problem(16, 8192, 8192, fn8, FLY_DTYPE_F16), Target::sm90a),
+  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, fake_problem(16, 8192, 8192, fn8, FLY_DTYPE_F16), Target::sm90a),
             &tuning[0]);
-  EXPECT_STREQ(pick(tuning, problem(16, 8192, 8192, fn8, FLY_DTYPE_F16), &why), "f16_64x64x128");
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 8192, fn8, FLY_DTYPE_F16), &why), "f16_64x64x128");
   EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 does not compute e4m3fn x e4m3fn -> f16")) << why;
 }
 

@@ -1,6 +1,7 @@
-// The shared-memory staging of GemmCpAsyncBlock, run on the host through the cp.async functional
-// model: over all threads, load_tile writes every element of a stage exactly as A/B hold it, zeroes
-// what lies past the matrix's rows or K (edge tiles), and never touches the row padding.
+// The shared-memory staging of the pipelined GEMM blocks, run on the host through the cp.async
+// functional model: over all threads, load_tile writes every element of a stage exactly where the
+// block's layout puts it, as A/B hold it, zeroes what lies past the matrix's rows or K (edge tiles),
+// and writes no other byte (the row padding); and the K-group reduction.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -14,26 +15,45 @@
 namespace {
 using namespace fly;
 
-template <class Block, int Rows>
-void check_stage(int rows_left, int k_left) {
-  using T = typename Block::TA;
-  constexpr int BK = Block::BK, ld_smem = Block::ld_smem;
+// Fills one Rows x BK stage of stage_bytes through load(global, ld, stage, thr) for every thread,
+// from random nonzero bytes, and checks the byte of each (row, k) at offset(row, k): A/B's byte
+// inside rows_left x k_left, zero outside; every other byte of the stage keeps its poison.
+template <int Rows, int BK, class Load, class Offset>
+void check_stage_bytes(size_t stage_bytes, int threads, int rows_left, int k_left, Load load, Offset offset) {
   const int64_t ld = BK + 48;  // a padded global leading dimension
   std::mt19937 rng(uint32_t(rows_left * 131 + k_left));
   std::vector<uint8_t> global(size_t(Rows * ld));
   for (auto& b : global) b = uint8_t(rng() % 255 + 1);  // never zero: a zero-fill is visible
-  std::vector<uint8_t> smem(size_t(Rows * ld_smem), 0xEE);
-  for (int thr = 0; thr < Block::threads; ++thr)
-    Block::template load_tile<Rows>(reinterpret_cast<T const*>(global.data()), ld,
-                                    make_tensor(reinterpret_cast<T*>(smem.data()), typename Block::template SmemLayout<Rows>{}),
-                                    rows_left, k_left, thr);
-  for (int r = 0; r < Rows; ++r) {
+  std::vector<uint8_t> smem(stage_bytes, 0xEE);
+  for (int thr = 0; thr < threads; ++thr) load(global.data(), ld, smem.data(), thr);
+  std::vector<bool> element(stage_bytes, false);
+  for (int r = 0; r < Rows; ++r)
     for (int k = 0; k < BK; ++k) {
+      const size_t at = offset(r, k);
+      element[at] = true;
       const uint8_t want = r < rows_left && k < k_left ? global[size_t(r * ld + k)] : 0;
-      ASSERT_EQ(smem[size_t(r * ld_smem + k)], want) << "row " << r << " k " << k << " of " << rows_left << "x" << k_left;
+      ASSERT_EQ(smem[at], want) << "row " << r << " k " << k << " of " << rows_left << "x" << k_left;
     }
-    for (int k = BK; k < ld_smem; ++k) ASSERT_EQ(smem[size_t(r * ld_smem + k)], 0xEE) << "padding of row " << r;
+  for (size_t i = 0; i < stage_bytes; ++i) {
+    if (!element[i]) {
+      ASSERT_EQ(smem[i], 0xEE) << "byte " << i << " is no element's, yet was written";
+    }
   }
+}
+
+// GemmCpAsyncBlock: row-major rows padded to ld_smem elements.
+template <class Block, int Rows>
+void check_stage(int rows_left, int k_left) {
+  using T = typename Block::TA;
+  constexpr int BK = Block::BK, ld_smem = Block::ld_smem;
+  check_stage_bytes<Rows, BK>(
+      size_t(Rows * ld_smem), Block::threads, rows_left, k_left,
+      [&](uint8_t const* g, int64_t ld, uint8_t* stage, int thr) {
+        Block::template load_tile<Rows>(reinterpret_cast<T const*>(g), ld,
+                                        make_tensor(reinterpret_cast<T*>(stage), typename Block::template SmemLayout<Rows>{}),
+                                        rows_left, k_left, thr);
+      },
+      [](int r, int k) { return size_t(r * ld_smem + k); });
 }
 
 using Decode = kernels::GemmCpAsyncBlock<SM90_16x8x32_F32E4M3E4M3F32_TN, Layout<Shape<_1, _4, _1>>, 16, 64, 128, 4, bfloat16>;
@@ -68,20 +88,13 @@ TEST(GemmStaging, SharedMemoryFitsAndRowsStayAligned) {
 template <class Block, int Rows>
 void check_canonical_stage(int rows_left, int k_left) {
   constexpr int BK = Block::BK;
-  const int64_t ld = BK + 32;
-  std::mt19937 rng(uint32_t(rows_left * 7 + k_left));
-  std::vector<uint8_t> global(size_t(Rows * ld));
-  for (auto& b : global) b = uint8_t(rng() % 255 + 1);
-  std::vector<uint8_t> smem(size_t(Rows * BK), 0xEE);
-  for (int thr = 0; thr < Block::threads; ++thr)
-    Block::template load_tile<Rows>(reinterpret_cast<float8_e4m3fn const*>(global.data()), ld,
-                                    reinterpret_cast<float8_e4m3fn*>(smem.data()), rows_left, k_left, thr);
-  for (int r = 0; r < Rows; ++r)
-    for (int k = 0; k < BK; ++k) {
-      const size_t at = size_t((r % 8) * 16 + (r / 8) * BK * 8 + (k % 16) + (k / 16) * 128);
-      const uint8_t want = r < rows_left && k < k_left ? global[size_t(r * ld + k)] : 0;
-      ASSERT_EQ(smem[at], want) << "row " << r << " k " << k << " of " << rows_left << "x" << k_left;
-    }
+  check_stage_bytes<Rows, BK>(
+      size_t(Rows * BK), Block::threads, rows_left, k_left,
+      [&](uint8_t const* g, int64_t ld, uint8_t* stage, int thr) {
+        Block::template load_tile<Rows>(reinterpret_cast<float8_e4m3fn const*>(g), ld,
+                                        reinterpret_cast<float8_e4m3fn*>(stage), rows_left, k_left, thr);
+      },
+      [](int r, int k) { return size_t((r % 8) * 16 + (r / 8) * BK * 8 + (k % 16) + (k / 16) * 128); });
 }
 
 using WgDecode = kernels::GemmWgmmaBlock<16, 64, 128, 4, 1, bfloat16>;
@@ -98,6 +111,27 @@ TEST(GemmStaging, WgmmaEdgeTilesZeroFill) {
   check_canonical_stage<WgDecode, 16>(1, 128);
   check_canonical_stage<WgDecode, 64>(37, 48);
   check_canonical_stage<WgSplit, 128>(100, 240);
+}
+
+// reduce_k_groups (both staged blocks): group 0's threads end with the sum over every group of
+// each accumulator. On the host its barriers are no-ops, so the threads of groups 1.. run (and
+// write their partial sums) before group 0's, which is the order the barriers enforce.
+TEST(GemmStaging, KGroupReductionSumsIntoGroupZero) {
+  constexpr int groups = 3, group_threads = 4, V = 5;
+  float acc[groups * group_threads][V];
+  float want[group_threads][V] = {};
+  for (int t = 0; t < groups * group_threads; ++t)
+    for (int i = 0; i < V; ++i) {
+      acc[t][i] = float(t * 8 + i) * 0.25f;
+      want[t % group_threads][i] += acc[t][i];
+    }
+  std::vector<float> partial((groups - 1) * group_threads * V, -1.f);
+  for (int t = group_threads; t < groups * group_threads; ++t)
+    EXPECT_FALSE((kernels::reduce_k_groups<groups, group_threads, V>(acc[t], partial.data(), t))) << t;
+  for (int t = 0; t < group_threads; ++t) {
+    EXPECT_TRUE((kernels::reduce_k_groups<groups, group_threads, V>(acc[t], partial.data(), t)));
+    for (int i = 0; i < V; ++i) EXPECT_EQ(acc[t][i], want[t][i]) << "thread " << t << " value " << i;
+  }
 }
 
 // The descriptor's fields (PTX ISA "Matrix Descriptor Format"): address, leading and stride byte
