@@ -28,6 +28,8 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_wgmma_s4: a wgmma block is one warpgroup per k-group"
   "reject gemm_sm90a_e4m3fn_bf16_64x32x128_w1x4_wgmma_s4: a wgmma block covers BN=64 rows of B"
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s2: a wgmma pipeline keeps one tile in the MMA and one loading"
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x64_w1x4_wgmma_s4: BK=64 is not a whole number of 128-byte swizzle atoms"
+  "reject gemm_sm90a_e4m3fn_bf16_16x64x512_w1x4_wgmma_s3: 128 threads cannot cover a 16x512 tile in whole rows of 32 vectors, 8-row multiples per pass"
   "reject gemm_gfx942_f32_f32_64x64x16_w2x2_cpasync128_s3: copy cpasync128 is an sm_90a instruction"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"

@@ -4,6 +4,7 @@
 // and writes no other byte (the row padding); and the K-group reduction.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -82,11 +83,12 @@ TEST(GemmStaging, SharedMemoryFitsAndRowsStayAligned) {
   EXPECT_EQ(DeepK::smem_bytes, 4 * (16 + 32) * (256 + 16));
 }
 
-// GemmWgmmaBlock's staging: every byte of a stage lands where wgmma's no-swizzle K-major canonical
-// layout expects it (PTX ISA: 8-row x 16-byte core matrices, rows 16 bytes apart inside one, core
-// matrices 128 bytes apart along K and BK * 8 bytes apart along the rows), edges zero-filled.
+// GemmWgmmaBlock's staging: every byte of a stage lands where wgmma's K-major layout with the
+// 128-byte swizzle expects it (PTX ISA "Shared memory matrix layout": K in 128-byte atoms, each
+// Rows x 128 bytes, row r at r * 128; 16-byte chunk c of a row stored at chunk c ^ (r % 8)), edges
+// zero-filled.
 template <class Block, int Rows>
-void check_canonical_stage(int rows_left, int k_left) {
+void check_swizzled_stage(int rows_left, int k_left) {
   constexpr int BK = Block::BK;
   check_stage_bytes<Rows, BK>(
       size_t(Rows * BK), Block::threads, rows_left, k_left,
@@ -94,23 +96,61 @@ void check_canonical_stage(int rows_left, int k_left) {
         Block::template load_tile<Rows>(reinterpret_cast<float8_e4m3fn const*>(g), ld,
                                         reinterpret_cast<float8_e4m3fn*>(stage), rows_left, k_left, thr);
       },
-      [](int r, int k) { return size_t((r % 8) * 16 + (r / 8) * BK * 8 + (k % 16) + (k / 16) * 128); });
+      [](int r, int k) {
+        const int atom = k / 128, chunk = (k % 128) / 16;
+        return size_t(atom * Rows * 128 + r * 128 + ((chunk ^ (r % 8)) * 16) + k % 16);
+      });
 }
 
 using WgDecode = kernels::GemmWgmmaBlock<16, 64, 128, 4, 1, bfloat16>;
 using WgSplit = kernels::GemmWgmmaBlock<128, 64, 256, 4, 2, float>;
+using WgNarrow = kernels::GemmWgmmaBlock<32, 64, 128, 3, 1, half>;
 
-TEST(GemmStaging, WgmmaTilesLandInTheCanonicalLayout) {
-  check_canonical_stage<WgDecode, 16>(16, 128);
-  check_canonical_stage<WgDecode, 64>(64, 128);
-  check_canonical_stage<WgSplit, 128>(128, 256);
-  check_canonical_stage<WgSplit, 64>(64, 256);
+TEST(GemmStaging, WgmmaTilesLandInTheSwizzledLayout) {
+  check_swizzled_stage<WgDecode, 16>(16, 128);
+  check_swizzled_stage<WgDecode, 64>(64, 128);
+  check_swizzled_stage<WgSplit, 128>(128, 256);
+  check_swizzled_stage<WgSplit, 64>(64, 256);
+  check_swizzled_stage<WgNarrow, 32>(32, 128);
+  check_swizzled_stage<WgNarrow, 64>(64, 128);
+}
+
+// Each thread's first 16-byte write of a tile, one quarter-warp (8 threads, one shared-memory
+// wavefront for 16-byte stores) at a time: the eight land in distinct 16-byte bank slots.
+template <class Block, int Rows>
+void check_quarter_warps_conflict_free() {
+  constexpr int BK = Block::BK;
+  constexpr size_t bytes = Rows * BK;
+  std::vector<uint8_t> global(size_t(Rows * BK), 1), smem(bytes);
+  for (int q = 0; q < Block::threads / 8; ++q) {
+    std::vector<bool> slot_used(8, false);
+    for (int thr = 8 * q; thr < 8 * q + 8; ++thr) {
+      std::fill(smem.begin(), smem.end(), 0);
+      Block::template load_tile<Rows>(reinterpret_cast<float8_e4m3fn const*>(global.data()), BK,
+                                      reinterpret_cast<float8_e4m3fn*>(smem.data()), Rows, BK, thr);
+      size_t first = bytes;
+      for (size_t i = 0; i < bytes && first == bytes; ++i)
+        if (smem[i] != 0) first = i;
+      if (first == bytes) continue;  // a thread with no vector of this tile
+      // first written byte = first vector: rows_per_pass >= 8, so a later pass lies in a later row group
+      const size_t slot = first / 16 % 8;
+      EXPECT_FALSE(slot_used[slot]) << "quarter-warp " << q << ": thread " << thr << " shares bank slot " << slot;
+      slot_used[slot] = true;
+    }
+  }
+}
+
+TEST(GemmStaging, WgmmaQuarterWarpWritesHitDistinctBanks) {
+  check_quarter_warps_conflict_free<WgDecode, 64>();
+  check_quarter_warps_conflict_free<WgDecode, 16>();
+  check_quarter_warps_conflict_free<WgSplit, 128>();
+  check_quarter_warps_conflict_free<WgNarrow, 64>();
 }
 
 TEST(GemmStaging, WgmmaEdgeTilesZeroFill) {
-  check_canonical_stage<WgDecode, 16>(1, 128);
-  check_canonical_stage<WgDecode, 64>(37, 48);
-  check_canonical_stage<WgSplit, 128>(100, 240);
+  check_swizzled_stage<WgDecode, 16>(1, 128);
+  check_swizzled_stage<WgDecode, 64>(37, 48);
+  check_swizzled_stage<WgSplit, 128>(100, 240);
 }
 
 // reduce_k_groups (both staged blocks): group 0's threads end with the sum over every group of
@@ -135,12 +175,25 @@ TEST(GemmStaging, KGroupReductionSumsIntoGroupZero) {
 }
 
 // The descriptor's fields (PTX ISA "Matrix Descriptor Format"): address, leading and stride byte
-// offsets in 16-byte units at bits 0, 16 and 32; no swizzle (bits 62-63 zero).
+// offsets in 16-byte units at bits 0, 16 and 32; the swizzle mode at bits 62-63 (128-byte: 1).
 TEST(GemmStaging, WgmmaDescriptorFields) {
   const uint64_t d = gmma::make_smem_desc(0x1230, 128, 2048);
   EXPECT_EQ(d & 0x3FFF, 0x123u);
   EXPECT_EQ((d >> 16) & 0x3FFF, 8u);
   EXPECT_EQ((d >> 32) & 0x3FFF, 128u);
   EXPECT_EQ(d >> 62, 0u);
+  const uint64_t s = gmma::make_smem_desc(0x2400 + 64, 16, 1024, gmma::SmemSwizzle::b128);
+  EXPECT_EQ(s & 0x3FFF, 0x244u);
+  EXPECT_EQ((s >> 16) & 0x3FFF, 1u);
+  EXPECT_EQ((s >> 32) & 0x3FFF, 64u);
+  EXPECT_EQ(s >> 62, 1u);
+}
+
+// k-step j of a tile (32 bytes of K): atom j / 4, then 32 bytes per step inside the atom's rows.
+TEST(GemmStaging, WgmmaKStepOffsets) {
+  EXPECT_EQ(WgSplit::k_step_offset<128>(0), 0u);
+  EXPECT_EQ(WgSplit::k_step_offset<128>(3), 96u);
+  EXPECT_EQ(WgSplit::k_step_offset<128>(4), 128u * 128u);
+  EXPECT_EQ(WgSplit::k_step_offset<64>(7), 64u * 128u + 96u);
 }
 }  // namespace

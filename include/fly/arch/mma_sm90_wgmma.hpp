@@ -13,15 +13,22 @@
 namespace fly {
 
 namespace gmma {
-// A no-swizzle K-major matrix descriptor (PTX ISA "Matrix Descriptor Format"): core matrices of
-// 8 rows x 16 bytes stored contiguously; `k_core_bytes` apart along K (the leading byte offset),
-// `row_group_bytes` apart along M/N (the stride byte offset).
-FLY_HOST_DEVICE inline uint64_t make_smem_desc(uint32_t smem_addr, uint32_t k_core_bytes, uint32_t row_group_bytes) {
+// Shared-memory layouts a wgmma descriptor names (PTX ISA "Matrix Descriptor Format", bits 62-63).
+// With b128, 8-row x 128-byte atoms (1024-byte aligned) hold each row's eight 16-byte chunks at
+// chunk ^ (row % 8).
+enum class SmemSwizzle : uint32_t { none = 0, b128 = 1, b64 = 2, b32 = 3 };
+
+// A K-major matrix descriptor: start address; `leading_bytes` between core matrices along K (no
+// swizzle; unused by swizzled K-major layouts whose K fits one atom row); `stride_bytes` between
+// 8-row groups along M/N. Offsets in 16-byte units; base offset 0 (atoms 1024-byte aligned).
+FLY_HOST_DEVICE inline uint64_t make_smem_desc(uint32_t smem_addr, uint32_t leading_bytes, uint32_t stride_bytes,
+                                               SmemSwizzle swizzle = SmemSwizzle::none) {
   uint64_t desc = 0;
   desc |= uint64_t((smem_addr >> 4) & 0x3FFF);
-  desc |= uint64_t((k_core_bytes >> 4) & 0x3FFF) << 16;
-  desc |= uint64_t((row_group_bytes >> 4) & 0x3FFF) << 32;
-  return desc;  // base offset 0, layout type 0 (no swizzle)
+  desc |= uint64_t((leading_bytes >> 4) & 0x3FFF) << 16;
+  desc |= uint64_t((stride_bytes >> 4) & 0x3FFF) << 32;
+  desc |= uint64_t(swizzle) << 62;
+  return desc;
 }
 
 // Orders this thread's ordinary shared-memory writes (cp.async included) before later reads by

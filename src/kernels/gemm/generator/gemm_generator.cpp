@@ -6,6 +6,7 @@
 //
 // Usage: fly_gemm_generator --table <variants.txt> --out <dir> [--filter <regex>] [--targets sm90a,gfx942]
 //        [--registry sm90a]   (the targets whose launch functions are linked into libfly)
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -140,18 +141,17 @@ bool parse_tile(const std::string& tile, Cell& cell) {
 // The sm_90a limit on a block's dynamic shared memory (227 KB).
 constexpr int kMaxSmemBytes = 232448;
 
-// Empty when `threads` cover each operand tile (BM and BN rows of per_row 16-byte vectors) in
-// whole rows, one vector each per pass (StagingPasses); with warp_blocks, a pass must also be whole
-// warps of 8 rows x 4 vectors (GemmWgmmaBlock's loader).
-std::string staging_rejection(const Cell& cell, int threads, int per_row, bool warp_blocks) {
+// Empty when `threads` cover each operand tile (BM or BN rows of per_row 16-byte vectors) in
+// whole rows, each pass a multiple of pass_rows rows (GemmWgmmaBlock: 8, so that a thread's vectors
+// share row % 8 and its swizzle is one offset).
+std::string staging_rejection(const Cell& cell, int threads, int per_row, int pass_rows) {
   for (int rows : {cell.bm, cell.bn}) {
     const int used = std::min(rows * per_row, threads);
-    bool ok = used % per_row == 0 && rows % (used / per_row) == 0;
-    if (warp_blocks) ok = ok && (used / per_row) % 8 == 0 && per_row % 4 == 0;
+    const bool ok = used % per_row == 0 && rows % (used / per_row) == 0 && (used / per_row) % pass_rows == 0;
     if (!ok)
       return std::to_string(threads) + " threads cannot cover a " + std::to_string(rows) + "x" + std::to_string(cell.bk) +
-             (warp_blocks ? " tile in warps of 8 rows x 4 vectors"
-                          : " tile in whole rows of " + std::to_string(per_row) + " vectors");
+             " tile in whole rows of " + std::to_string(per_row) + " vectors" +
+             (pass_rows > 1 ? ", " + std::to_string(pass_rows) + "-row multiples per pass" : "");
   }
   return {};
 }
@@ -169,7 +169,7 @@ std::string smem_rejection(const Cell& cell, int smem, int reduce) {
 }
 
 // GemmWgmmaBlock: one warpgroup (1x4 warps) per k-group over 64 rows of B; the block's M is
-// wgmma's N; canonical (unpadded) tiles in shared memory.
+// wgmma's N; tiles in shared memory in the 128-byte swizzled K-major layout.
 std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
   if (cell.ab != "e4m3fn") return "the wgmma block computes e4m3fn only";
   if (cell.wm != 1 || cell.wn != 4) return "a wgmma block is one warpgroup per k-group: warps 1x4[xK]";
@@ -180,9 +180,11 @@ std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
     return "the " + std::to_string(cell.bk / 32) + " k-steps of a tile do not split among " + std::to_string(cell.wk) +
            " warpgroups";
   if (cell.stages < 3) return "a wgmma pipeline keeps one tile in the MMA and one loading: 3 stages at least";
-  if (auto why = staging_rejection(cell, threads, cell.bk / 16, true); !why.empty()) return why;
-  // fp32 partial sums: BM / 2 accumulators per thread of a warpgroup
-  if (auto why = smem_rejection(cell, cell.stages * (cell.bm + cell.bn) * cell.bk, (cell.wk - 1) * 128 * (cell.bm / 2) * 4);
+  if (cell.bk % 128 != 0) return "BK=" + std::to_string(cell.bk) + " is not a whole number of 128-byte swizzle atoms";
+  if (auto why = staging_rejection(cell, threads, cell.bk / 16, 8); !why.empty()) return why;
+  // GemmWgmmaBlock::smem_bytes; fp32 partial sums: BM / 2 accumulators per thread of a warpgroup
+  const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
+  if (auto why = smem_rejection(cell, cell.stages * stage + align, (cell.wk - 1) * 128 * (cell.bm / 2) * 4);
       !why.empty())
     return why;
   align_elems = 16;
@@ -202,7 +204,7 @@ std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& c
   const int vec = 16 / mma.elem_bytes;
   if ((cell.bk * mma.elem_bytes) % 16 != 0)
     return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
-  if (auto why = staging_rejection(cell, threads, cell.bk / vec, false); !why.empty()) return why;
+  if (auto why = staging_rejection(cell, threads, cell.bk / vec, 1); !why.empty()) return why;
   // the k-groups' partial sums (fp32, one per accumulator) pass through the pipeline's buffers
   const int acc_per_thread = (cell.bm / (mma.atom_m * cell.wm)) * (cell.bn / (mma.atom_n * cell.wn)) *
                              (mma.atom_m * mma.atom_n / mma.threads);
