@@ -11,8 +11,8 @@
 // permuted by row % 8. cp.async into that runs at full bandwidth; into the no-swizzle canonical
 // layout (16-byte chunks 128+ bytes apart) the same loads took 41 us instead of 23 for 64 MB
 // (docs/gemm.md).
-// KGroups warpgroups split each tile's k-steps; their accumulators are summed through shared
-// memory before the epilogue.
+// KGroups warpgroups split each tile's k-steps; the epilogue sums their accumulators while it
+// turns D^T's fragments into coalesced rows of D through shared memory.
 //
 // Preconditions checked by the dispatcher: K, lda and ldb multiples of 16, A and B 16-byte aligned.
 #pragma once
@@ -155,24 +155,43 @@ FLY_UNROLL
     gmma::warpgroup_wait<0>();
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
-    if constexpr (KGroups > 1) {
-      static_assert((KGroups - 1) * group_threads * acc_size * 4 <= smem_bytes,
-                    "GemmWgmmaBlock: the k-group reduction does not fit in the pipeline's shared memory");
-      if (!reduce_k_groups<KGroups, group_threads, acc_size>(acc, reinterpret_cast<float*>(smem), thr)) return;
-    }
-    store_transposed(acc, p, m0, n0, thr);
+    store_through_smem(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr);
   }
 
+  // The epilogue goes through shared memory (idle once every copy has landed): each k-group writes
+  // its D^T fragments as rows of D, then all threads sum the groups and store D row by row,
+  // consecutive threads on consecutive columns. Stored straight from the fragments, one warp store
+  // would scatter 2-element runs over 4 rows; at M = 128 that epilogue cost about 6 us.
+  // tile_ld = BN + 4 floats: a fragment store's 32 lanes (2 (lane % 4) rows, lane / 4 columns)
+  // fall in distinct banks.
+  static constexpr int tile_ld = BN + 4;
+  static constexpr int epilogue_bytes = KGroups * BM * tile_ld * 4;
+  static_assert(epilogue_bytes <= Stages * stage_bytes,
+                "GemmWgmmaBlock: the k-groups' epilogue tiles do not fit in the pipeline's shared memory");
+
   // acc[4j + 2h + c] is D^T(16 warp + lane/4 + 8h, 8j + 2(lane%4) + c) = D(m, n) with m the column.
-  FLY_HD static void store_transposed(float const (&acc)[acc_size], GemmParams const& p, int m0, int n0, int thr) {
-    const int m_left = p.m - m0, n_left = p.n - n0;
-    const float scale = epilogue_scale(p);
+  FLY_HD static void store_through_smem(float const (&acc)[acc_size], GemmParams const& p, int m0, int n0, float* tile,
+                                        int thr) {
+    cp_async_wait<0>();
+    sync_threads();
     const int lane = thr % 32, warp = (thr % group_threads) / 32;
+    float* mine = tile + (thr / group_threads) * BM * tile_ld;
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) {
       const int j = i / 4, h = (i / 2) % 2, c = i % 2;
-      const int n = 16 * warp + lane / 4 + 8 * h, m = 8 * j + 2 * (lane % 4) + c;
-      if (m < m_left && n < n_left) store_value<TD>(p, scale, m0 + m, n0 + n, acc[i]);
+      mine[(8 * j + 2 * (lane % 4) + c) * tile_ld + 16 * warp + lane / 4 + 8 * h] = acc[i];
+    }
+    sync_threads();
+    const int m_left = p.m - m0, n_left = p.n - n0;
+    const float scale = epilogue_scale(p);
+    for (int at = thr; at < BM * BN; at += threads) {
+      const int m = at / BN, n = at % BN;
+      if (m >= m_left) break;  // rows only grow with `at`
+      if (n >= n_left) continue;
+      float v = tile[m * tile_ld + n];
+FLY_UNROLL
+      for (int g = 1; g < KGroups; ++g) v += tile[(g * BM + m) * tile_ld + n];
+      store_value<TD>(p, scale, m0 + m, n0 + n, v);
     }
   }
 };

@@ -182,9 +182,9 @@ std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
   if (cell.stages < 3) return "a wgmma pipeline keeps one tile in the MMA and one loading: 3 stages at least";
   if (cell.bk % 128 != 0) return "BK=" + std::to_string(cell.bk) + " is not a whole number of 128-byte swizzle atoms";
   if (auto why = staging_rejection(cell, threads, cell.bk / 16, 8); !why.empty()) return why;
-  // GemmWgmmaBlock::smem_bytes; fp32 partial sums: BM / 2 accumulators per thread of a warpgroup
+  // GemmWgmmaBlock::smem_bytes; the epilogue: a BM x (BN + 4) fp32 tile per k-group
   const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
-  if (auto why = smem_rejection(cell, cell.stages * stage + align, (cell.wk - 1) * 128 * (cell.bm / 2) * 4);
+  if (auto why = smem_rejection(cell, cell.stages * stage + align, cell.wk * cell.bm * (cell.bn + 4) * 4 + align);
       !why.empty())
     return why;
   align_elems = 16;
