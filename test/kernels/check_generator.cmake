@@ -25,18 +25,20 @@ set(expect
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x256_w1x4x2_cpasync128_s3.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x64x256_w1x4x2_wgmma_s3.cu"
   "reject gemm_sm90a_e4m3fn_bf16_48x64x128_w1x4_wgmma_s4: BM=48 is not a wgmma N"
-  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_wgmma_s4: a wgmma block is one warpgroup per k-group"
-  "reject gemm_sm90a_e4m3fn_bf16_64x32x128_w1x4_wgmma_s4: a wgmma block covers BN=64 rows of B"
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_wgmma_s4: a wgmma block is warpgroups .4 warps. along N"
+  "reject gemm_sm90a_e4m3fn_bf16_64x32x128_w1x4_wgmma_s4: a wgmma warpgroup covers 64 rows of B .wgmma.s M.: BN=64 for warps 1x4"
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s2: a wgmma pipeline keeps one tile in the MMA and one loading"
   "reject gemm_sm90a_e4m3fn_bf16_64x64x64_w1x4_wgmma_s4: BK=64 is not a whole number of 128-byte swizzle atoms"
   "reject gemm_sm90a_e4m3fn_bf16_16x64x512_w1x4_wgmma_s3: 128 threads cannot cover a 16x512 tile in whole rows of 32 vectors, 8-row multiples per pass"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x128x128_w1x8_wgmma_s3.cu"
+  "reject gemm_sm90a_e4m3fn_bf16_64x96x128_w1x6_wgmma_s3: a wgmma block is warpgroups .4 warps. along N"
   "reject gemm_gfx942_f32_f32_64x64x16_w2x2_cpasync128_s3: copy cpasync128 is an sm_90a instruction"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"
   "file gfx942 [^\n]*/gemm_gfx942_f32_f32_64x64x16_w2x2_buf32_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf128_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf32_s1.hip"
-  "registry [^\n]* 4\n")
+  "registry [^\n]* 5\n")
 foreach(e IN LISTS expect)
   if(NOT out MATCHES "${e}")
     message(FATAL_ERROR "generator output lacks: ${e}")

@@ -105,6 +105,7 @@ void check_swizzled_stage(int rows_left, int k_left) {
 using WgDecode = kernels::GemmWgmmaBlock<16, 64, 128, 4, 1, bfloat16>;
 using WgSplit = kernels::GemmWgmmaBlock<128, 64, 256, 4, 2, float>;
 using WgNarrow = kernels::GemmWgmmaBlock<32, 64, 128, 3, 1, half>;
+using WgWide = kernels::GemmWgmmaBlock<64, 128, 128, 3, 2, bfloat16>;  // 2 warpgroups along N, 2 k-groups
 
 TEST(GemmStaging, WgmmaTilesLandInTheSwizzledLayout) {
   check_swizzled_stage<WgDecode, 16>(16, 128);
@@ -113,6 +114,8 @@ TEST(GemmStaging, WgmmaTilesLandInTheSwizzledLayout) {
   check_swizzled_stage<WgSplit, 64>(64, 256);
   check_swizzled_stage<WgNarrow, 32>(32, 128);
   check_swizzled_stage<WgNarrow, 64>(64, 128);
+  check_swizzled_stage<WgWide, 64>(64, 128);
+  check_swizzled_stage<WgWide, 128>(128, 128);
 }
 
 // Each thread's first 16-byte write of a tile, one quarter-warp (8 threads, one shared-memory
@@ -145,12 +148,14 @@ TEST(GemmStaging, WgmmaQuarterWarpWritesHitDistinctBanks) {
   check_quarter_warps_conflict_free<WgDecode, 16>();
   check_quarter_warps_conflict_free<WgSplit, 128>();
   check_quarter_warps_conflict_free<WgNarrow, 64>();
+  check_quarter_warps_conflict_free<WgWide, 128>();
 }
 
 TEST(GemmStaging, WgmmaEdgeTilesZeroFill) {
   check_swizzled_stage<WgDecode, 16>(1, 128);
   check_swizzled_stage<WgDecode, 64>(37, 48);
   check_swizzled_stage<WgSplit, 128>(100, 240);
+  check_swizzled_stage<WgWide, 128>(77, 112);
 }
 
 // reduce_k_groups (both staged blocks): group 0's threads end with the sum over every group of

@@ -1,9 +1,10 @@
-// The wgmma GEMM block for decode shapes (sm_90a):
+// The wgmma GEMM block (sm_90a):
 //   D[M,N] = alpha * scale_a * scale_b * (A[M,K] x B[N,K]^T) + beta * C[M,N]   (fp32 accumulate)
 // computed as its transpose, D^T = B x A^T: a warpgroup's wgmma is 64 rows tall, which a decode
-// GEMM's M (1..128) cannot fill but its N (the weight's rows) can. So a block takes BN = 64 rows of
-// B as wgmma's A operand and the block's BM (16..128) rows of A as wgmma's N, and writes D^T's
-// fragments transposed into D.
+// GEMM's M (1..128) cannot fill but its N (the weight's rows) can. So each of the block's
+// BN / 64 warpgroups along N takes 64 rows of B as wgmma's A operand, all of them the block's BM
+// (16..128) rows of A as wgmma's N (one A tile in shared memory feeds them all), and the epilogue
+// writes D^T's fragments transposed into D.
 // The pipeline is GemmCpAsyncBlock's: cp.async streams BK-deep tiles of both operands into a ring
 // of `Stages` shared-memory buffers, zero-filling past the matrix, while one wgmma batch stays in
 // flight behind the one being issued. The buffers hold wgmma's K-major layout with the 128-byte
@@ -11,7 +12,7 @@
 // permuted by row % 8. cp.async into that runs at full bandwidth; into the no-swizzle canonical
 // layout (16-byte chunks 128+ bytes apart) the same loads took 41 us instead of 23 for 64 MB
 // (docs/gemm.md).
-// KGroups warpgroups split each tile's k-steps; the epilogue sums their accumulators while it
+// KGroups sets of warpgroups split each tile's k-steps; the epilogue sums their accumulators while it
 // turns D^T's fragments into coalesced rows of D through shared memory.
 //
 // Preconditions checked by the dispatcher: K, lda and ldb multiples of 16, A and B 16-byte aligned.
@@ -32,11 +33,11 @@ struct GemmWgmmaBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_, k_groups = KGroups;
   using TA = float8_e4m3fn;
   using Wgmma = SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<BM>;  // wgmma's N is the block's M
-  static_assert(BN == 64, "GemmWgmmaBlock: one warpgroup's wgmma covers 64 rows of B");
+  static_assert(BN % 64 == 0, "GemmWgmmaBlock: each warpgroup along N covers 64 rows of B");
   static_assert(BK % 32 == 0 && (BK / 32) % KGroups == 0, "GemmWgmmaBlock: k-steps of 32 split among the k-groups");
   static_assert(Stages >= 3, "GemmWgmmaBlock: the pipeline keeps a tile in the MMA and one loading: three stages at least");
-  static constexpr int group_threads = 128;
-  static constexpr int threads = group_threads * KGroups;
+  static constexpr int group_threads = 128, groups_n = BN / 64;
+  static constexpr int threads = group_threads * groups_n * KGroups;
   static constexpr int acc_size = BM / 2;
 
   // (row, k) -> byte of one operand tile before the swizzle: K in 128-byte atoms, atom a holding
@@ -125,7 +126,9 @@ struct GemmWgmmaBlock {
       cp_async_fence();
     }
 
-    const int group = thr / group_threads;
+    // warpgroup g: rows 64 (g % groups_n) of the B tile, k-steps of k-group g / groups_n
+    const int group = thr / group_threads, b_rows = (group % groups_n) * 64 * atom_row_bytes;
+    const int k_group = group / groups_n;
     float acc[acc_size];
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) acc[i] = 0.f;
@@ -142,8 +145,8 @@ FLY_UNROLL
       gmma::warpgroup_arrive();
 FLY_UNROLL
       for (int j = 0; j < BK / 32 / KGroups; ++j) {
-        const int step = group + KGroups * j;
-        Wgmma::fma(gmma::make_smem_desc(addr_b + k_step_offset<BN>(step), 16, row_group_bytes, gmma::SmemSwizzle::b128),
+        const int step = k_group + KGroups * j;
+        Wgmma::fma(gmma::make_smem_desc(addr_b + b_rows + k_step_offset<BN>(step), 16, row_group_bytes, gmma::SmemSwizzle::b128),
                    gmma::make_smem_desc(addr_a + k_step_offset<BM>(step), 16, row_group_bytes, gmma::SmemSwizzle::b128),
                    acc);
       }
@@ -169,13 +172,14 @@ FLY_UNROLL
   static_assert(epilogue_bytes <= Stages * stage_bytes,
                 "GemmWgmmaBlock: the k-groups' epilogue tiles do not fit in the pipeline's shared memory");
 
-  // acc[4j + 2h + c] is D^T(16 warp + lane/4 + 8h, 8j + 2(lane%4) + c) = D(m, n) with m the column.
+  // acc[4j + 2h + c] of warpgroup g is D^T(64 (g % groups_n) + 16 warp + lane/4 + 8h, 8j + 2(lane%4) + c):
+  // D(m, n) with m the column.
   FLY_HD static void store_through_smem(float const (&acc)[acc_size], GemmParams const& p, int m0, int n0, float* tile,
                                         int thr) {
     cp_async_wait<0>();
     sync_threads();
-    const int lane = thr % 32, warp = (thr % group_threads) / 32;
-    float* mine = tile + (thr / group_threads) * BM * tile_ld;
+    const int lane = thr % 32, warp = (thr % group_threads) / 32, group = thr / group_threads;
+    float* mine = tile + (group / groups_n) * BM * tile_ld + (group % groups_n) * 64;
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) {
       const int j = i / 4, h = (i / 2) % 2, c = i % 2;

@@ -168,12 +168,15 @@ std::string smem_rejection(const Cell& cell, int smem, int reduce) {
   return {};
 }
 
-// GemmWgmmaBlock: one warpgroup (1x4 warps) per k-group over 64 rows of B; the block's M is
+// GemmWgmmaBlock: warpgroups (4 warps each) along N, one per 64 rows of B, per k-group; the block's M is
 // wgmma's N; tiles in shared memory in the 128-byte swizzled K-major layout.
 std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
   if (cell.ab != "e4m3fn") return "the wgmma block computes e4m3fn only";
-  if (cell.wm != 1 || cell.wn != 4) return "a wgmma block is one warpgroup per k-group: warps 1x4[xK]";
-  if (cell.bn != 64) return "a wgmma block covers BN=64 rows of B (wgmma's M)";
+  if (cell.wm != 1 || cell.wn % 4 != 0)
+    return "a wgmma block is warpgroups (4 warps) along N per k-group: warps 1x4[xK], 1x8[xK], ...";
+  if (cell.bn != 16 * cell.wn)
+    return "a wgmma warpgroup covers 64 rows of B (wgmma's M): BN=" + std::to_string(16 * cell.wn) + " for warps 1x" +
+           std::to_string(cell.wn);
   if (cell.bm != 16 && cell.bm != 32 && cell.bm != 64 && cell.bm != 128)
     return "BM=" + std::to_string(cell.bm) + " is not a wgmma N the block instantiates (16, 32, 64, 128)";
   if ((cell.bk / 32) % cell.wk != 0)
