@@ -107,15 +107,18 @@ using WgSplit = kernels::GemmWgmmaBlock<128, 64, 256, 4, 2, float>;
 using WgNarrow = kernels::GemmWgmmaBlock<32, 64, 128, 3, 1, half>;
 using WgWide = kernels::GemmWgmmaBlock<64, 128, 128, 3, 2, bfloat16>;  // 2 warpgroups along N, 2 k-groups
 
+// Block's full tiles of its A (BM rows) and B (BN rows) operands.
+template <class Block>
+void check_swizzled_full_tiles() {
+  check_swizzled_stage<Block, Block::BM>(Block::BM, Block::BK);
+  check_swizzled_stage<Block, Block::BN>(Block::BN, Block::BK);
+}
+
 TEST(GemmStaging, WgmmaTilesLandInTheSwizzledLayout) {
-  check_swizzled_stage<WgDecode, 16>(16, 128);
-  check_swizzled_stage<WgDecode, 64>(64, 128);
-  check_swizzled_stage<WgSplit, 128>(128, 256);
-  check_swizzled_stage<WgSplit, 64>(64, 256);
-  check_swizzled_stage<WgNarrow, 32>(32, 128);
-  check_swizzled_stage<WgNarrow, 64>(64, 128);
-  check_swizzled_stage<WgWide, 64>(64, 128);
-  check_swizzled_stage<WgWide, 128>(128, 128);
+  check_swizzled_full_tiles<WgDecode>();
+  check_swizzled_full_tiles<WgSplit>();
+  check_swizzled_full_tiles<WgNarrow>();
+  check_swizzled_full_tiles<WgWide>();
 }
 
 // Each thread's first 16-byte write of a tile, one quarter-warp (8 threads, one shared-memory
