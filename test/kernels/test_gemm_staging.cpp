@@ -12,6 +12,7 @@
 #include "fly/atom/mma_traits_sm90.hpp"
 #include "gemm_cpasync_kernel.hpp"
 #include "gemm_wgmma_kernel.hpp"
+#include "tma_box.hpp"
 
 namespace {
 using namespace fly;
@@ -85,8 +86,8 @@ TEST(GemmStaging, SharedMemoryFitsAndRowsStayAligned) {
 
 // GemmWgmmaBlock's staging: every byte of a stage lands where wgmma's K-major layout with the
 // 128-byte swizzle expects it (PTX ISA "Shared memory matrix layout": K in 128-byte atoms, each
-// Rows x 128 bytes, row r at r * 128; 16-byte chunk c of a row stored at chunk c ^ (r % 8)), edges
-// zero-filled.
+// Rows x 128 bytes, row r at r * 128; 16-byte chunk c of a row stored at chunk c ^ (r % 8): the model
+// kernels::swizzle128_offset, which the TMA writes too), edges zero-filled.
 template <class Block, int Rows>
 void check_swizzled_stage(int rows_left, int k_left) {
   constexpr int BK = Block::BK;
@@ -96,10 +97,7 @@ void check_swizzled_stage(int rows_left, int k_left) {
         Block::template load_tile<Rows>(reinterpret_cast<float8_e4m3fn const*>(g), ld,
                                         reinterpret_cast<float8_e4m3fn*>(stage), rows_left, k_left, thr);
       },
-      [](int r, int k) {
-        const int atom = k / 128, chunk = (k % 128) / 16;
-        return size_t(atom * Rows * 128 + r * 128 + ((chunk ^ (r % 8)) * 16) + k % 16);
-      });
+      [](int r, int k) { return size_t((k / 128) * Rows * 128 + kernels::swizzle128_offset(r, k % 128)); });
 }
 
 using WgDecode = kernels::GemmWgmmaBlock<16, 64, 128, 4, 1, bfloat16>;

@@ -1,0 +1,144 @@
+// sm_90 tensor memory access (TMA) and what it synchronises through: one thread copies a 2D box of
+// a global tensor into shared memory (cp.async.bulk.tensor), described by a CUtensorMap built on
+// the host (src/kernels/tma_desc_cuda.hpp) and passed as a __grid_constant__ kernel parameter. The
+// box lands in the tensor map's layout (the 128-byte swizzle for the GEMM tiles) and an mbarrier in
+// shared memory counts its bytes as they arrive (complete_tx). With .multicast::cluster the box
+// lands at the same offset in the shared memory of every CTA of the cluster that `cta_mask` names,
+// and each of their mbarriers at the barrier's offset counts it.
+//
+// An mbarrier phase completes when its pending arrivals reach zero and its expected bytes have
+// landed; waiters name the phase by its parity. These are the raw instructions (PTX ISA, "Parallel
+// synchronization and communication instructions: mbarrier", "cp.async.bulk.tensor"); without
+// sm_90 they trap.
+#pragma once
+
+#include <cstdint>
+
+#include "fly/arch/mma_sm90.hpp"
+
+namespace fly {
+
+namespace detail {
+FLY_HOST_DEVICE inline uint32_t smem_u32(void const* p) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+#else
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p));
+#endif
+}
+}  // namespace detail
+
+namespace mbarrier {
+// Before any use, by one thread: `arrivals` arrivals complete each phase.
+FLY_HOST_DEVICE inline void init(uint64_t* bar, uint32_t arrivals) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(detail::smem_u32(bar)), "r"(arrivals) : "memory");
+#else
+  detail::arch_unavailable_sm90(bar, arrivals);
+#endif
+}
+
+// Makes initialised barriers visible to the cluster and to the async proxy (TMA) before use.
+FLY_HOST_DEVICE inline void fence_init() {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
+// One arrival that also announces `bytes` more to land in the current phase.
+FLY_HOST_DEVICE inline void arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(detail::smem_u32(bar)), "r"(bytes)
+               : "memory");
+#else
+  detail::arch_unavailable_sm90(bar, bytes);
+#endif
+}
+
+FLY_HOST_DEVICE inline void arrive(uint64_t* bar) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(detail::smem_u32(bar)) : "memory");
+#else
+  detail::arch_unavailable_sm90(bar);
+#endif
+}
+
+// True once the phase of parity `phase` has completed (a bounded hardware wait, then false).
+FLY_HOST_DEVICE inline bool try_wait(uint64_t* bar, uint32_t phase) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  uint32_t done = 0;
+  asm volatile(
+      "{\n .reg .pred p;\n"
+      " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      " selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(detail::smem_u32(bar)), "r"(phase)
+      : "memory");
+  return done != 0;
+#else
+  detail::arch_unavailable_sm90(bar, phase);
+  return false;
+#endif
+}
+
+FLY_HOST_DEVICE inline void wait(uint64_t* bar, uint32_t phase) {
+  while (!try_wait(bar, phase)) {
+  }
+}
+}  // namespace mbarrier
+
+namespace cluster {
+// This CTA's rank in its cluster (0 without clusters).
+FLY_HOST_DEVICE inline uint32_t block_rank() {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  uint32_t rank = 0;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+#else
+  return 0;
+#endif
+}
+
+// Every thread of every CTA of the cluster arrives and waits (release / acquire).
+FLY_HOST_DEVICE inline void sync() {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#endif
+}
+}  // namespace cluster
+
+// A 2D box at element coordinates (x = column, y = row) of the tensor map's tensor into `smem`
+// (aligned as the map's swizzle requires: 1024 bytes for 128-byte swizzle); `bar` counts its bytes.
+// Parts of the box outside the tensor are zero-filled.
+struct SM90_TMA_LOAD_2D {
+  FLY_HOST_DEVICE static void copy(void const* tensor_map, uint64_t* bar, void* smem, int32_t x, int32_t y) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+            detail::smem_u32(smem)),
+        "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(detail::smem_u32(bar)), "r"(x), "r"(y)
+        : "memory");
+#else
+    detail::arch_unavailable_sm90(tensor_map, bar, smem, x, y);
+#endif
+  }
+};
+
+// The same box into every CTA of the cluster whose bit is set in cta_mask, at smem's offset, each
+// counted by the mbarrier at bar's offset in that CTA.
+struct SM90_TMA_LOAD_2D_MULTICAST {
+  FLY_HOST_DEVICE static void copy(void const* tensor_map, uint64_t* bar, uint16_t cta_mask, void* smem, int32_t x,
+                                   int32_t y) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%4, %5}], [%2], %3;\n" ::"r"(detail::smem_u32(smem)),
+        "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(detail::smem_u32(bar)), "h"(cta_mask), "r"(x), "r"(y)
+        : "memory");
+#else
+    detail::arch_unavailable_sm90(tensor_map, bar, cta_mask, smem, x, y);
+#endif
+  }
+};
+
+}  // namespace fly

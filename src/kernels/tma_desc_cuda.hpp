@@ -1,0 +1,51 @@
+// Encoding a TmaBox2d (tma_box.hpp) into a CUtensorMap on the host, for kernels that take it as a
+// __grid_constant__ parameter: 1-byte elements, 128-byte swizzle, out-of-bounds reads zero-filled.
+// The driver's encoder is reached through the runtime (cudaGetDriverEntryPointByVersion), so libfly
+// links no libcuda. Encoding touches no device and no stream: graph capture sees only the kernel.
+#pragma once
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "fly/fly.h"
+#include "status_internal.hpp"
+#include "tma_box.hpp"
+
+namespace fly::kernels {
+
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 const encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encode;
+}
+
+inline fly_status_t make_tma_desc_2d(CUtensorMap* map, const TmaBox2d& b) {
+  if (std::string why = tma_box_rejection(b); !why.empty())
+    return fly::detail::fail(FLY_STATUS_INVALID_ARGUMENT, "fly: TMA box: " + why);
+  PFN_cuTensorMapEncodeTiled_v12000 const encode = tensor_map_encoder();
+  if (encode == nullptr)
+    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly: the CUDA driver has no cuTensorMapEncodeTiled");
+  const cuuint64_t dims[2] = {cuuint64_t(b.cols), cuuint64_t(b.rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(b.ld)};
+  const cuuint32_t box[2] = {cuuint32_t(b.box_cols), cuuint32_t(b.box_rows)};
+  const cuuint32_t unit[2] = {1, 1};
+  const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(b.base), dims, strides, box,
+                            unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, "fly: cuTensorMapEncodeTiled failed (CUresult " +
+                                                          std::to_string(int(r)) + ")");
+  return FLY_STATUS_SUCCESS;
+}
+
+}  // namespace fly::kernels
