@@ -164,22 +164,34 @@ std::string shape_text(int64_t m, int64_t n, int64_t k) {
 
 }  // namespace
 
+// A tuned variant reached through m alone may pad this call at most this much more than the least
+// padded eligible variant: it was measured on shapes it tiles exactly.
+constexpr double kByMPaddingSlack = 1.25;
+
 const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, std::span<const GemmTuning> tuning,
                                        const GemmProblem& p, Target target, std::string* why) {
   int const problem_align = gemm_alignment_elems(p);
   Heuristic const h = run_heuristic(variants, p, target, problem_align);
   const GemmTuning* tuned = nearest_gemm_tuning(tuning, p, target);
+  bool const by_m = tuned == nullptr;
+  if (by_m) tuned = nearest_gemm_tuning_by_m(tuning, p, target);
   std::string passed_over;  // why the tuned entry's variant does not run this call
   if (tuned != nullptr) {
     const GemmVariant* v = find_variant(variants, tuned->variant);
     passed_over = v == nullptr ? "is not compiled in (FLY_GEMM_FILTER, or renamed since it was measured?)"
                                : refusal(*v, p, target, problem_align);
+    if (passed_over.empty() && by_m && h.best != nullptr && padded_ratio(*v, p) > kByMPaddingSlack * h.best_ratio) {
+      char work[64];
+      std::snprintf(work, sizeof work, "%.3gx the work, the least padded %.3gx", padded_ratio(*v, p), h.best_ratio);
+      passed_over = "(nearest M, at " + shape_text(tuned->m, tuned->n, tuned->k) + ") pads this call to " + work;
+    }
     if (passed_over.empty()) {
       if (why != nullptr) {
         bool const exact = tuned->m == p.m && tuned->n == p.n && tuned->k == p.k;
         *why = "tuned: fastest measured at " + shape_text(tuned->m, tuned->n, tuned->k) +
-               (exact ? " (this shape)" : " (nearest tuned shape)") + " among " + std::to_string(h.eligible) +
-               " eligible of " + std::to_string(h.on_target) + " " + target_name(target) + " variants";
+               (exact ? " (this shape)" : by_m ? " (nearest tuned M; N, K beyond a factor 2)" : " (nearest tuned shape)") +
+               " among " + std::to_string(h.eligible) + " eligible of " + std::to_string(h.on_target) + " " +
+               target_name(target) + " variants";
       }
       return v;
     }

@@ -1,5 +1,5 @@
 // Which tuning entry applies to a problem: same target and dtypes, within a factor 2 per
-// dimension, nearest in log2 space.
+// dimension (or, the second reach, in m alone), nearest in log2 space.
 #include "gemm_tuning.hpp"
 
 #include <cmath>
@@ -20,13 +20,17 @@ double gemm_tuning_distance(const GemmTuning& e, const GemmProblem& p) {
   return term(p.m, e.m) + term(p.n, e.n) + term(p.k, e.k);
 }
 
-const GemmTuning* nearest_gemm_tuning(std::span<const GemmTuning> tuning, const GemmProblem& p, Target target) {
+namespace {
+
+// The nearest entry of the target and dtypes among those `reach` accepts.
+template <class Reach>
+const GemmTuning* nearest_within(std::span<const GemmTuning> tuning, const GemmProblem& p, Target target, Reach reach) {
   const GemmTuning* best = nullptr;
   double best_distance = 0.0;
   for (const GemmTuning& e : tuning) {
     if (e.target != target || e.ab_type != p.a || e.d_type != p.d || e.variant == nullptr) continue;
     if (e.m < 1 || e.n < 1 || e.k < 1) continue;  // a malformed entry never applies
-    if (!within_factor_2(p.m, e.m) || !within_factor_2(p.n, e.n) || !within_factor_2(p.k, e.k)) continue;
+    if (!reach(e)) continue;
     double const d = gemm_tuning_distance(e, p);
     if (best == nullptr || d < best_distance - 1e-9) {  // a tie (to rounding) keeps the first listed
       best = &e;
@@ -34,6 +38,18 @@ const GemmTuning* nearest_gemm_tuning(std::span<const GemmTuning> tuning, const 
     }
   }
   return best;
+}
+
+}  // namespace
+
+const GemmTuning* nearest_gemm_tuning(std::span<const GemmTuning> tuning, const GemmProblem& p, Target target) {
+  return nearest_within(tuning, p, target, [&](const GemmTuning& e) {
+    return within_factor_2(p.m, e.m) && within_factor_2(p.n, e.n) && within_factor_2(p.k, e.k);
+  });
+}
+
+const GemmTuning* nearest_gemm_tuning_by_m(std::span<const GemmTuning> tuning, const GemmProblem& p, Target target) {
+  return nearest_within(tuning, p, target, [&](const GemmTuning& e) { return within_factor_2(p.m, e.m); });
 }
 
 }  // namespace fly::dispatch

@@ -33,6 +33,15 @@ std::span<const GemmTuning> gemm_tuning();
 // Null when none applies. Measurements transfer between nearby shapes, not across a factor 2.
 const GemmTuning* nearest_gemm_tuning(std::span<const GemmTuning> tuning, const GemmProblem& problem, Target target);
 
+// The second reach, for a problem no entry is within a factor 2 of in every dimension: among the
+// entries of the target and dtypes whose m is within a factor 2 (n and k anything), the nearest in
+// log2 space. On the H200 the fastest variant follows M much more than N and K: an N = K = 8192
+// entry's variant ran the N = K = 4096 and 4096 x 14336 shapes within 1.07-1.15x of their own best,
+// where the heuristic's pick was 2.3-3.4x slower (docs/gemm.md, "Tuning tables"). The selection
+// still refuses it when it pads the call much more than the least padded variant.
+const GemmTuning* nearest_gemm_tuning_by_m(std::span<const GemmTuning> tuning, const GemmProblem& problem,
+                                           Target target);
+
 // sum over m, n, k of |log2(problem / entry)|: 0 for the entry's own shape.
 double gemm_tuning_distance(const GemmTuning& entry, const GemmProblem& problem);
 

@@ -90,15 +90,49 @@ TEST(GemmTuned, EntryBeyondFactorTwoIsIgnored) {
   // The bounds are inclusive: 8 and 32 rows, 4096 and 16384 columns still use the entry ...
   EXPECT_STREQ(pick(tuning, fake_problem(32, 8192, 8192)), "mid_64x64x128");
   EXPECT_STREQ(pick(tuning, fake_problem(8, 8192, 8192)), "mid_64x64x128");
-  EXPECT_STREQ(pick(tuning, fake_problem(16, 16384, 4096)), "mid_64x64x128");
-  // ... one past them does not: the heuristic, and no word about tuning.
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 16384, 4096), &why), "mid_64x64x128");
+  EXPECT_TRUE(starts_with(why, "tuned: fastest measured at 16x8192x8192 (nearest tuned shape)")) << why;
+  // ... one past them in m does not: the heuristic, and no word about tuning.
   EXPECT_STREQ(pick(tuning, fake_problem(33, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "least padding (M 33->48")) << why;
   EXPECT_STREQ(pick(tuning, fake_problem(7, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "least padding (M 7->16")) << why;
-  EXPECT_STREQ(pick(tuning, fake_problem(16, 16512, 8192)), "small_16x64x128");
-  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 3968)), "small_16x64x128");
   EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, fake_problem(16, 8192, 16512), Target::sm90a), nullptr);
+}
+
+// Past a factor 2 in n or k but not in m, the nearest entry by m applies (the second reach).
+TEST(GemmTuned, NearestMReachesOtherNAndK) {
+  const GemmTuning tuning[] = {
+      {Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"},
+      {Target::sm90a, fn8, bf16, 64, 8192, 8192, "any_64x64x64_a1"},
+  };
+  std::string why;
+  // m = 60: every tile pads M to 64 (1.07x); the heuristic's tie-break would take mid_64x64x128.
+  EXPECT_STREQ(pick(tuning, fake_problem(60, 16512, 8192), &why), "any_64x64x64_a1");
+  EXPECT_EQ(why,
+            "tuned: fastest measured at 64x8192x8192 (nearest tuned M; N, K beyond a factor 2) among 4 eligible of 6 "
+            "sm90a variants");
+  EXPECT_STREQ(pick(tuning, fake_problem(56, 1024, 1024)), "any_64x64x64_a1");
+  // m = 32 is within a factor 2 of both entries, equally far: the first listed.
+  const GemmTuning* both = fly::dispatch::nearest_gemm_tuning_by_m(tuning, fake_problem(32, 1024, 1024), Target::sm90a);
+  ASSERT_NE(both, nullptr);
+  EXPECT_EQ(both->m, 16);
+  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_m(tuning, fake_problem(129, 64, 64), Target::sm90a), nullptr);
+  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_m(tuning, fake_problem(7, 8192, 8192), Target::sm90a), nullptr);
+}
+
+// Reached by m alone, a variant that pads the call over 1.25x the least padded one's work is refused.
+TEST(GemmTuned, NearestMRefusesATileThatPadsTheCallMuchMore) {
+  const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 128, 8192, 8192, "big_128x128x128"}};
+  std::string why;
+  // 128 x 64 x 128: big_128x128x128 doubles N; the least padded (no padding) are tied 64x64 tiles.
+  EXPECT_STREQ(pick(tuning, fake_problem(128, 64, 128), &why), "mid_64x64x128");
+  EXPECT_EQ(why,
+            "tuned variant big_128x128x128 (nearest M, at 128x8192x8192) pads this call to 2x the work, the least "
+            "padded 1x; heuristic: least padding (M 128->128, N 64->64, K 128->128: 1x the work) among 4 eligible "
+            "of 6 sm90a variants, largest tile of 3 tied");
+  // 128 x 1000 x 128: 1024 / 1000 for big, the same for the 64-wide tiles: within the slack.
+  EXPECT_STREQ(pick(tuning, fake_problem(128, 1000, 128)), "big_128x128x128");
 }
 
 TEST(GemmTuned, MissingVariantFallsBackToTheHeuristicAndSaysSo) {
