@@ -11,6 +11,18 @@
 
 namespace fly {
 
+namespace detail {
+// The 32-bit shared-memory address of a generic pointer into shared memory (on the host, the
+// pointer's low bits: what the functional models and descriptor tests compute with).
+FLY_HOST_DEVICE inline uint32_t smem_u32(void const* p) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+#else
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p));
+#endif
+}
+}  // namespace detail
+
 template <int Bits>
 struct SM90_CpAsync {
   static_assert(Bits == 32 || Bits == 64 || Bits == 128, "cp.async copies 4, 8 or 16 bytes");

@@ -14,19 +14,10 @@
 
 #include <cstdint>
 
+#include "fly/arch/copy_sm90.hpp"
 #include "fly/arch/mma_sm90.hpp"
 
 namespace fly {
-
-namespace detail {
-FLY_HOST_DEVICE inline uint32_t smem_u32(void const* p) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-#else
-  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p));
-#endif
-}
-}  // namespace detail
 
 namespace mbarrier {
 // Before any use, by one thread: `arrivals` arrivals complete each phase.

@@ -95,17 +95,9 @@ struct GemmWgmmaBlock {
     return uint32_t((j / 4) * Rows * 128 + (j % 4) * 32);
   }
 
-  FLY_HD static uint32_t smem_address(void const* p) {
-#if defined(__CUDA_ARCH__)
-    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-#else
-    return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p));
-#endif
-  }
-
   // smem: smem_bytes of dynamic shared memory, 16-byte aligned.
   FLY_HD static void run(GemmParams const& p, TA* smem_in, int block_m, int block_n, int thr) {
-    TA* smem = smem_in + (swizzle_align - smem_address(smem_in) % swizzle_align) % swizzle_align;
+    TA* smem = smem_in + (swizzle_align - detail::smem_u32(smem_in) % swizzle_align) % swizzle_align;
     const int m0 = block_m * BM, n0 = block_n * BN;
     const int m_left = p.m - m0, n_left = p.n - n0;
     TA const* A = static_cast<TA const*>(p.a) + int64_t(m0) * p.lda;
@@ -139,7 +131,7 @@ FLY_UNROLL
       if (kt + Stages - 2 < k_tiles) load(kt + Stages - 2);  // into tile kt - 2's stage
       cp_async_fence();
       // D^T += B_tile x A_tile^T: wgmma's A is the B tile, its B the A tile
-      const uint32_t addr_b = smem_address(stage_b(kt % Stages)), addr_a = smem_address(stage_a(kt % Stages));
+      const uint32_t addr_b = detail::smem_u32(stage_b(kt % Stages)), addr_a = detail::smem_u32(stage_a(kt % Stages));
 FLY_UNROLL
       for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
       gmma::warpgroup_arrive();
