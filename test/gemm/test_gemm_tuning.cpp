@@ -49,13 +49,19 @@ const char* pick(std::span<const GemmTuning> tuning, const GemmProblem& p, std::
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
+// The variant picked for p under `tuning`, and the reason given.
+void expect_pick(std::span<const GemmTuning> tuning, const GemmProblem& p, const char* name, const std::string& why) {
+  std::string got;
+  EXPECT_STREQ(pick(tuning, p, &got), name);
+  EXPECT_EQ(got, why);
+}
+
 TEST(GemmTuned, ExactEntryIsChosen) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"}};
-  std::string why;
   EXPECT_STREQ(pick({}, fake_problem(16, 8192, 8192)), "small_16x64x128");  // the heuristic alone
-  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 8192), &why), "mid_64x64x128");
   // 6 sm90a variants; 4 compute e4m3fn -> bf16 with a launch function and fit the alignment.
-  EXPECT_EQ(why, "tuned: fastest measured at 16x8192x8192 (this shape) among 4 eligible of 6 sm90a variants");
+  expect_pick(tuning, fake_problem(16, 8192, 8192), "mid_64x64x128",
+              "tuned: fastest measured at 16x8192x8192 (this shape) among 4 eligible of 6 sm90a variants");
 }
 
 TEST(GemmTuned, NearestEntryAmongSeveral) {
@@ -106,12 +112,10 @@ TEST(GemmTuned, NearestMReachesOtherNAndK) {
       {Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"},
       {Target::sm90a, fn8, bf16, 64, 8192, 8192, "any_64x64x64_a1"},
   };
-  std::string why;
   // m = 60: every tile pads M to 64 (1.07x); the heuristic's tie-break would take mid_64x64x128.
-  EXPECT_STREQ(pick(tuning, fake_problem(60, 16512, 8192), &why), "any_64x64x64_a1");
-  EXPECT_EQ(why,
-            "tuned: fastest measured at 64x8192x8192 (nearest tuned M; N, K beyond a factor 2) among 4 eligible of 6 "
-            "sm90a variants");
+  expect_pick(tuning, fake_problem(60, 16512, 8192), "any_64x64x64_a1",
+              "tuned: fastest measured at 64x8192x8192 (nearest tuned M; N, K beyond a factor 2) among 4 eligible of "
+              "6 sm90a variants");
   EXPECT_STREQ(pick(tuning, fake_problem(56, 1024, 1024)), "any_64x64x64_a1");
   // m = 32 is within a factor 2 of both entries, equally far: the first listed.
   const GemmTuning* both = fly::dispatch::nearest_gemm_tuning_by_m(tuning, fake_problem(32, 1024, 1024), Target::sm90a);
@@ -124,25 +128,21 @@ TEST(GemmTuned, NearestMReachesOtherNAndK) {
 // Reached by m alone, a variant that pads the call over 1.25x the least padded one's work is refused.
 TEST(GemmTuned, NearestMRefusesATileThatPadsTheCallMuchMore) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 128, 8192, 8192, "big_128x128x128"}};
-  std::string why;
   // 128 x 64 x 128: big_128x128x128 doubles N; the least padded (no padding) are tied 64x64 tiles.
-  EXPECT_STREQ(pick(tuning, fake_problem(128, 64, 128), &why), "mid_64x64x128");
-  EXPECT_EQ(why,
-            "tuned variant big_128x128x128 (nearest M, at 128x8192x8192) pads this call to 2x the work, the least "
-            "padded 1x; heuristic: least padding (M 128->128, N 64->64, K 128->128: 1x the work) among 4 eligible "
-            "of 6 sm90a variants, largest tile of 3 tied");
+  expect_pick(tuning, fake_problem(128, 64, 128), "mid_64x64x128",
+              "tuned variant big_128x128x128 (nearest M, at 128x8192x8192) pads this call to 2x the work, the least "
+              "padded 1x; heuristic: least padding (M 128->128, N 64->64, K 128->128: 1x the work) among 4 eligible "
+              "of 6 sm90a variants, largest tile of 3 tied");
   // 128 x 1000 x 128: 1024 / 1000 for big, the same for the 64-wide tiles: within the slack.
   EXPECT_STREQ(pick(tuning, fake_problem(128, 1000, 128)), "big_128x128x128");
 }
 
 TEST(GemmTuned, MissingVariantFallsBackToTheHeuristicAndSaysSo) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "gone_16x64x512"}};
-  std::string why;
-  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
-  EXPECT_EQ(why,
-            "tuned variant gone_16x64x512 is not compiled in (FLY_GEMM_FILTER, or renamed since it was measured?); "
-            "heuristic: least padding (M 16->16, N 8192->8192, K 8192->8192: 1x the work) among 4 eligible of 6 sm90a "
-            "variants");
+  expect_pick(tuning, fake_problem(16, 8192, 8192), "small_16x64x128",
+              "tuned variant gone_16x64x512 is not compiled in (FLY_GEMM_FILTER, or renamed since it was measured?); "
+              "heuristic: least padding (M 16->16, N 8192->8192, K 8192->8192: 1x the work) among 4 eligible of 6 "
+              "sm90a variants");
 }
 
 TEST(GemmTuned, IneligibleVariantFallsBackToTheHeuristic) {
