@@ -85,20 +85,15 @@ struct GemmCpAsyncBlock {
       load_tile<BN>(B + k0, p.ldb, smem_b(s), n_left, p.k - k0, thr);
     };
 
-    // prologue: Stages - 1 tiles in flight, one cp.async group each (empty groups past the end
-    // keep the count uniform)
-    for (int kt = 0; kt < Stages - 1; ++kt) {
-      if (kt < k_tiles) load(kt);
-      cp_async_fence();
-    }
+    // prologue: Stages - 1 tiles in flight, one cp.async group each
+    for (int kt = 0; kt < Stages - 1; ++kt) issue_tile_group(load, kt, k_tiles);
 
     auto acc = thr_mma.partition_fragment_C(make_tensor(static_cast<TD*>(p.d), make_shape(Int<BM>{}, Int<BN>{})));
     fill(acc, Acc(0));
     for (int kt = 0; kt < k_tiles; ++kt) {
       cp_async_wait<Stages - 2>();  // tile kt has landed (for this thread) ...
       sync_threads();               // ... for every thread, and everyone is done with tile kt - 1's buffer
-      if (kt + Stages - 1 < k_tiles) load(kt + Stages - 1);
-      cp_async_fence();
+      issue_tile_group(load, kt + Stages - 1, k_tiles);
       auto tA = thr_mma.partition_A(smem_a(kt % Stages));
       auto tB = thr_mma.partition_B(smem_b(kt % Stages));
       auto fA = thr_mma.make_fragment_A(tA);

@@ -26,6 +26,15 @@ struct StagingPasses {
                 "fly::kernels::StagingPasses: the threads cannot cover the operand tile in whole rows");
 };
 
+// Commits one cp.async group: tile kt's copies through load(kt), or an empty group past the last
+// tile, so that every pipeline step commits exactly one group and cp_async_wait<N> always means
+// "all but the newest N tiles have landed".
+template <class Load>
+FLY_HD void issue_tile_group(Load&& load, int kt, int k_tiles) {
+  if (kt < k_tiles) load(kt);
+  cp_async_fence();
+}
+
 // Issues thread thr's cp.async of one operand tile, global -> shared, through the tiled copy
 // `Copy` (its first `Used` of `Threads` threads take part). `coords` has the shared tile's shape and
 // maps each element to row * BK + k; rows_left rows and k_left columns of the tile lie inside the

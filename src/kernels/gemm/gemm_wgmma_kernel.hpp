@@ -113,10 +113,7 @@ struct GemmWgmmaBlock {
     // Stages - 2 tiles in flight ahead of the tile being multiplied: the wgmma batch of tile kt
     // stays in flight while tile kt + 1's batch issues, so a stage is refilled only two tiles
     // after it was multiplied.
-    for (int kt = 0; kt < Stages - 2; ++kt) {
-      if (kt < k_tiles) load(kt);
-      cp_async_fence();
-    }
+    for (int kt = 0; kt < Stages - 2; ++kt) issue_tile_group(load, kt, k_tiles);
 
     // warpgroup g: rows 64 (g % groups_n) of the B tile, k-steps of k-group g / groups_n
     const int group = thr / group_threads, b_rows = (group % groups_n) * 64 * atom_row_bytes;
@@ -128,8 +125,7 @@ FLY_UNROLL
       cp_async_wait<Stages - 3>();  // tile kt has landed (for this thread)
       gmma::fence_async_shared();    // ... before the async proxy (wgmma) reads it
       sync_threads();                // ... for every thread; every batch up to kt - 2 is complete
-      if (kt + Stages - 2 < k_tiles) load(kt + Stages - 2);  // into tile kt - 2's stage
-      cp_async_fence();
+      issue_tile_group(load, kt + Stages - 2, k_tiles);  // into tile kt - 2's stage
       // D^T += B_tile x A_tile^T: wgmma's A is the B tile, its B the A tile
       const uint32_t addr_b = detail::smem_u32(stage_b(kt % Stages)), addr_a = detail::smem_u32(stage_a(kt % Stages));
 FLY_UNROLL
