@@ -104,6 +104,11 @@ TEST(GemmTuned, EntryBeyondFactorTwoIsIgnored) {
   EXPECT_STREQ(pick(tuning, fake_problem(7, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "least padding (M 7->16")) << why;
   EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, fake_problem(16, 8192, 16512), Target::sm90a), nullptr);
+  // ... and one past them in n or k leaves only the second reach, by m, whose mid_64x64x128 pads
+  // M = 16 to 64 (4x): refused, the heuristic.
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 16512, 8192), &why), "small_16x64x128");
+  EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 (nearest M, at 16x8192x8192) pads this call to 4x")) << why;
+  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 3968)), "small_16x64x128");
 }
 
 // Past a factor 2 in n or k but not in m, the nearest entry by m applies (the second reach).
