@@ -2,8 +2,11 @@
 // fraction of the H200's measured ceilings (docs/h200-runs.md), the compute rate (fp8 dense 1979
 // TFLOP/s datasheet; fp32 51 TFLOP/s measured sgemm) and the bandwidth of reading A and B once and
 // writing D (4.57 TB/s read streaming): skinny decode GEMMs are bound by the latter.
-// Timing (gemm_cuda_problem.cuh): CUDA events around each call after warm-up, median of the
-// repetitions, inputs rotated over several copies when one set fits in the 60 MB L2.
+// Timing (gemm_cuda_problem.cuh, gpu_timer.cuh): the row's time is the GPU time of one call behind
+// a held stream (median after warm-up, inputs rotated over several copies when one set fits in the
+// 60 MB L2), as nvbench measures; `batch_us` is per call of 20 back to back (a replayed graph),
+// `call_us` per call with the host's enqueue cost (an eager engine; cuBLASLt's host path is
+// ~13 us of it).
 #include <benchmark/benchmark.h>
 
 #include <cublasLt.h>
@@ -18,7 +21,10 @@
 
 namespace {
 
-using fly::bench::median_seconds;
+using fly::bench::batch_seconds;
+using fly::bench::call_seconds;
+using fly::bench::GpuTimer;
+using fly::bench::gpu_seconds;
 using fly::bench::Problem;
 using fly::bench::Shape;
 
@@ -26,7 +32,20 @@ constexpr double kFp8PeakTflops = 1979.0;  // datasheet, dense
 constexpr double kFp32PeakTflops = 51.0;   // cuBLAS sgemm, measured on the H200
 constexpr double kReadTBs = 4.57;          // read-only streaming, measured
 
-void report(benchmark::State& state, Problem const& p, double seconds, const std::string& label) {
+constexpr int kBatchCalls = 20;
+
+struct Times {
+  double gpu, batch, call;  // seconds per call (gemm_cuda_problem.cuh)
+};
+
+// Each of a call's three times, `call(set)` enqueueing it on `stream`.
+template <class Call>
+Times measure(Problem& p, cudaStream_t stream, GpuTimer& timer, int reps, Call call) {
+  return {gpu_seconds(p, timer, reps, call), batch_seconds(p, timer, kBatchCalls, call), call_seconds(p, stream, reps, call)};
+}
+
+void report(benchmark::State& state, Problem const& p, Times t, const std::string& label) {
+  const double seconds = t.gpu;
   for (auto _s : state) state.SetIterationTime(seconds);
   const double tflops = p.flops() / seconds * 1e-12;
   const double tbs = p.bytes() / seconds * 1e-12;
@@ -35,6 +54,8 @@ void report(benchmark::State& state, Problem const& p, double seconds, const std
   state.counters["TBs"] = tbs;
   state.counters["of_hbm"] = tbs / kReadTBs;
   state.counters["us"] = seconds * 1e6;
+  state.counters["batch_us"] = t.batch * 1e6;
+  state.counters["call_us"] = t.call * 1e6;
   state.SetLabel(label);
 }
 
@@ -59,11 +80,13 @@ void bench_fly(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d) 
     state.SkipWithError(fly_last_error());
   } else {
     bool failed = false;
-    double t = median_seconds(p, stream, 50, [&](int i) {
+    GpuTimer timer(stream);
+    const Times t = measure(p, stream, timer, 50, [&](int i) {
       args.a = p.a[size_t(i)]; args.b = p.b[size_t(i)]; args.d = p.dd[size_t(i)];
       failed = failed || fly_gemm(h, &args, nullptr, 0, stream) != FLY_STATUS_SUCCESS;
     });
     if (failed) state.SkipWithError(fly_last_error());
+    else if (t.gpu < 0 || t.batch < 0 || t.call < 0) state.SkipWithError("fly_bench: a timing failed (a CUDA error, or the stream hold gave up)");
     else report(state, p, t, why);
   }
   cudaStreamDestroy(stream);
@@ -107,23 +130,34 @@ void bench_cublaslt(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_
   cudaStream_t stream;
   cudaStreamCreate(&stream);
   const float alpha = 1.f, beta = 0.f;
-  double best = 0;
-  for (int a = 0; a < found; ++a) {
-    bool failed = false;
-    double t = median_seconds(p, stream, 20, [&](int i) {
+  GpuTimer timer(stream);
+  int best = -1;
+  double best_gpu = 0;
+  bool failed = false;
+  auto run = [&](int a) {
+    return [&, a](int i) {
       if (failed) return;
       last = cublasLtMatmul(lt, op, &alpha, p.b[size_t(i)], la, p.a[size_t(i)], lb, &beta, p.dd[size_t(i)], lc,
                             p.dd[size_t(i)], lc, &algos[a].algo, ws, ws_bytes, stream);
       failed = last != CUBLAS_STATUS_SUCCESS;
-    });
-    if (!failed && (best == 0 || t < best)) best = t;
+    };
+  };
+  for (int a = 0; a < found; ++a) {  // the fastest on the GPU, then its three times
+    failed = false;
+    const double t = gpu_seconds(p, timer, 20, run(a));
+    if (!failed && t > 0 && (best < 0 || t < best_gpu)) {
+      best = a;
+      best_gpu = t;
+    }
   }
-  if (best == 0) {
+  failed = false;
+  const Times t = best < 0 ? Times{-1, -1, -1} : measure(p, stream, timer, 20, run(best));
+  if (best < 0 || failed || t.gpu < 0 || t.batch < 0 || t.call < 0) {
     const std::string why = "cuBLASLt: heuristic status " + std::to_string(int(heuristic)) + ", " + std::to_string(found) +
                             " algorithms, last matmul status " + std::to_string(int(last));
     state.SkipWithError(why.c_str());
   } else {
-    report(state, p, best, "cuBLASLt best of " + std::to_string(found) + " heuristics");
+    report(state, p, t, "cuBLASLt best of " + std::to_string(found) + " heuristics");
   }
   cudaStreamDestroy(stream);
   cudaFree(ws);

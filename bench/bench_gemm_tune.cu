@@ -2,7 +2,7 @@
 // (ab, d, shape) written as a tuning table (src/dispatch/tuning/sm90a.tsv is its committed copy).
 // Variants run through their launch functions directly: fly_gemm would run the one it selects.
 // Timing per variant and shape: one warm-up and one probe call, then as many timed calls as fit in
-// ~100 ms (3 to 50), median. A variant whose probe is over twice the best median so far keeps its
+// ~100 ms (3 to 50), median of their GPU times (gpu_timer.cuh: the host's enqueue cost left out). A variant whose probe is over twice the best median so far keeps its
 // probe as its time: it cannot win, and slow variants on large shapes would cost seconds each.
 #include <cuda_runtime.h>
 
@@ -76,13 +76,15 @@ double time_variant(Problem& p, const GemmVariant& v, cudaStream_t stream, doubl
       if (failure.empty()) failure = "launch failed";
     }
   };
-  double seconds = median_seconds(p, stream, 1, call, /*warmup=*/1);
+  GpuTimer timer(stream);
+  double seconds = gpu_seconds(p, timer, 1, call, /*warmup=*/1);
   if (failure.empty()) {
     if (cudaError_t e = pending_error(device_lost); e != cudaSuccess) failure = cudaGetErrorString(e);
   }
   if (failure.empty() && !(best > 0 && seconds > kHopeless * best)) {
     int const reps = int(std::min<double>(kMaxReps, kVariantBudgetSeconds / std::max(seconds, 1e-7)));
-    if (reps >= kMinReps) seconds = median_seconds(p, stream, reps, call, /*warmup=*/0);
+    if (reps >= kMinReps) seconds = gpu_seconds(p, timer, reps, call, /*warmup=*/0);
+    if (seconds < 0 && failure.empty()) failure = "no timing (a CUDA error, or the stream hold gave up)";
     if (cudaError_t e = pending_error(device_lost); failure.empty() && e != cudaSuccess) failure = cudaGetErrorString(e);
   }
   if (!failure.empty()) {
@@ -121,8 +123,8 @@ std::string header(const cudaDeviceProp& prop, const std::string& command, size_
          "#   ab  d  m  n  k  variant\n"
          "# A call uses the entry of its dtypes nearest to its shape (sum of |log2| ratios over m, n, k)\n"
          "# when each of m, n, k is within a factor 2 of it, and only when the variant is compiled in and\n"
-         "# eligible for the call; otherwise the heuristic. Comments: the median time per call (CUDA\n"
-         "# events, up to 50 calls, inputs rotated beyond L2), the runner-up, how many variants ran.\n";
+         "# eligible for the call; otherwise the heuristic. Comments: the median GPU time per call (behind\n"
+         "# a held stream, up to 50 calls, inputs rotated beyond L2), the runner-up, how many variants ran.\n";
 }
 
 // The (ab, d) pairs the variants compute, in registry order.

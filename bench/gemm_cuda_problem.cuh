@@ -1,6 +1,8 @@
 // The GPU side of fly_bench's GEMM runs: device buffers for a problem (rotated over several copies
 // when one set fits in the 60 MB L2) and CUDA-event timing. Shared by the rows beside cuBLASLt
-// (bench_gemm_cuda.cu) and the tuning mode (bench_gemm_tune.cu).
+// (bench_gemm_cuda.cu) and the tuning mode (bench_gemm_tune.cu). Three clocks: GPU time of one
+// call (the bench's and the tuner's figure), per call of a back-to-back batch, and per call with
+// the host's enqueue cost.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,6 +17,7 @@
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
 #include "gemm_shapes.hpp"
+#include "gpu_timer.cuh"
 
 namespace fly::bench {
 
@@ -77,28 +80,58 @@ struct Problem {
   }
 };
 
-// Times `call(set)` with events: `warmup` untimed calls, then `reps` timed calls; returns the
-// median in seconds.
-template <class Call>
-double median_seconds(Problem& p, cudaStream_t stream, int reps, Call call, int warmup = 3) {
-  for (int i = 0; i < warmup; ++i) call(i % p.sets);
+// The median of `reps` values of `sample()` that succeeded (non-negative), in seconds from
+// milliseconds; negative when none did.
+template <class Sample>
+double median_ms_as_seconds(int reps, Sample sample) {
   std::vector<float> ms;
+  for (int i = 0; i < reps; ++i) {
+    const float t = sample(i);
+    if (t >= 0) ms.push_back(t);
+  }
+  if (ms.empty()) return -1.0;
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return double(ms[ms.size() / 2]) * 1e-3;
+}
+
+// GPU time of one `call(set)` (gpu_timer.cuh: the host's enqueue cost is not in it): `warmup`
+// untimed calls, then the median of `reps` timed ones, input sets rotated.
+template <class Call>
+double gpu_seconds(Problem& p, GpuTimer& timer, int reps, Call call, int warmup = 3) {
+  for (int i = 0; i < warmup; ++i) call(i % p.sets);
+  return median_ms_as_seconds(reps, [&](int i) { return timer.measure([&] { call(i % p.sets); }); });
+}
+
+// GPU time per call of `calls` calls back to back, input sets rotated (median of 3): what a
+// replayed graph of such calls takes per call, launch gaps included.
+template <class Call>
+double batch_seconds(Problem& p, GpuTimer& timer, int calls, Call call) {
+  const double batch = median_ms_as_seconds(3, [&](int) {
+    return timer.measure([&] {
+      for (int i = 0; i < calls; ++i) call(i % p.sets);
+    });
+  });
+  return batch < 0 ? batch : batch / calls;
+}
+
+// Events around each call on an idle stream (median of `reps`): the host's enqueue cost (launch
+// latency, a library's host path) is in it, as it is for an engine launching eagerly.
+template <class Call>
+double call_seconds(Problem& p, cudaStream_t stream, int reps, Call call) {
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
-  for (int i = 0; i < reps; ++i) {
+  const double t = median_ms_as_seconds(reps, [&](int i) {
     cudaEventRecord(start, stream);
     call(i % p.sets);
     cudaEventRecord(stop, stream);
-    cudaEventSynchronize(stop);
-    float t = 0;
-    cudaEventElapsedTime(&t, start, stop);
-    ms.push_back(t);
-  }
+    float ms = -1.f;
+    if (cudaEventSynchronize(stop) != cudaSuccess || cudaEventElapsedTime(&ms, start, stop) != cudaSuccess) return -1.f;
+    return ms;
+  });
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return double(ms[ms.size() / 2]) * 1e-3;
+  return t;
 }
 
 }  // namespace fly::bench
