@@ -12,11 +12,16 @@
 #include <string>
 #include <vector>
 
+// the draft TMA blocks (branch tma-decode): a barrier phase that never completes traps
+#define FLY_MBARRIER_TRAP_AFTER (1ll << 26)
+
 #include "common/cuda_test.hpp"
 #include "common/exact_values.hpp"
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
+#include "gemm_launch_tma_cuda.hpp"
 #include "gemm_registry.hpp"
+#include "gemm_wgmma_tma_kernel.hpp"
 
 namespace {
 using fly::dispatch::GemmProblem;
@@ -115,6 +120,34 @@ TEST(GemmVariantsCuda, EveryVariantMatchesTheHostReference) {
     if (HasFatalFailure()) return;
   }
 }
+// DRAFT (branch tma-decode): the TMA-fed wgmma blocks, plain and with A multicast over clusters of
+// 2 and 4 blocks, on the shapes every generated variant runs.
+template <class Block>
+GemmVariant tma_variant(const char* name, fly_dtype_t d) {
+  return {name, fly::dispatch::Target::sm90a, FLY_DTYPE_E4M3FN, d, Block::BM, Block::BN, Block::BK, 16,
+          &fly::kernels::launch_tma_cuda<Block>};
+}
+
+TEST(GemmWgmmaTmaCuda, DraftBlocksMatchTheHostReference) {
+  FLY_SKIP_WITHOUT_GPU();
+  using fly::kernels::GemmWgmmaTmaBlock;
+  const GemmVariant variants[] = {
+      tma_variant<GemmWgmmaTmaBlock<16, 64, 128, 4, 1, fly::bfloat16>>("tma_16x64x128_s4", FLY_DTYPE_BF16),
+      tma_variant<GemmWgmmaTmaBlock<64, 64, 256, 4, 1, float>>("tma_64x64x256_s4", FLY_DTYPE_F32),
+      tma_variant<GemmWgmmaTmaBlock<128, 64, 128, 4, 2, fly::bfloat16>>("tma_128x64x128_s4_c2", FLY_DTYPE_BF16),
+      tma_variant<GemmWgmmaTmaBlock<16, 128, 128, 4, 2, fly::half>>("tma_16x128x128_s4_c2", FLY_DTYPE_F16),
+      tma_variant<GemmWgmmaTmaBlock<128, 128, 128, 3, 4, fly::bfloat16>>("tma_128x128x128_s3_c4", FLY_DTYPE_BF16),
+  };
+  unsigned seed = 500;
+  for (const auto& v : variants) {
+    run_variant(v, v.bm, v.bn, v.bk, seed++);
+    run_variant(v, v.bm * 2 + 3, v.bn + 5, v.bk + 32, seed++);
+    run_variant(v, 1, 3 * v.bn - 1, 16, seed++);
+    run_variant(v, 17, 31, 4 * v.bk + 16, seed++);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // End to end from the C API: a CUDA handle dispatches to a compiled variant on the caller's stream
 // and matches the host backend bit for bit, for every dtype combination.
 TEST(GemmCApiCuda, EveryDtypeCombinationMatchesTheHostBackend) {

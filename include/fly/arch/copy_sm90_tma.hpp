@@ -72,9 +72,32 @@ FLY_HOST_DEVICE inline bool try_wait(uint64_t* bar, uint32_t phase) {
 #endif
 }
 
+// Waits for the phase of parity `phase`. Define FLY_MBARRIER_TRAP_AFTER (a poll count) in a test
+// or probe so that a phase that never completes traps (a launch error) instead of hanging.
 FLY_HOST_DEVICE inline void wait(uint64_t* bar, uint32_t phase) {
+#if defined(FLY_MBARRIER_TRAP_AFTER)
+  for (long long polls = 0; !try_wait(bar, phase); ++polls) {
+    if (polls > (FLY_MBARRIER_TRAP_AFTER)) detail::arch_unavailable_sm90(bar, phase);  // traps
+  }
+#else
   while (!try_wait(bar, phase)) {
   }
+#endif
+}
+
+// One arrival on the mbarrier at bar's offset in CTA `cta` of this cluster (release, cluster scope):
+// how a consumer frees a stage that other CTAs' multicasts fill.
+FLY_HOST_DEVICE inline void arrive_cluster(uint64_t* bar, uint32_t cta) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile(
+      "{\n .reg .b32 remote;\n"
+      " mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(detail::smem_u32(bar)),
+      "r"(cta)
+      : "memory");
+#else
+  detail::arch_unavailable_sm90(bar, cta);
+#endif
 }
 }  // namespace mbarrier
 

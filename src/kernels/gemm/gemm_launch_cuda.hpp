@@ -46,8 +46,8 @@ constexpr int dynamic_smem_bytes() {
 }
 
 // cudaFuncSetAttribute for kernels over 48 KB of shared memory, once per device (bit d of `done`).
-template <class Block>
-cudaError_t allow_dynamic_smem(void (*kernel)(GemmParams)) {
+template <class Block, class Kernel>
+cudaError_t allow_dynamic_smem(Kernel kernel) {
   constexpr int bytes = dynamic_smem_bytes<Block>();
   if constexpr (bytes <= 48 * 1024) {
     (void)kernel;

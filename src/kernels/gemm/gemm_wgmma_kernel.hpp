@@ -12,8 +12,8 @@
 // permuted by row % 8. cp.async into that runs at full bandwidth; into the no-swizzle canonical
 // layout (16-byte chunks 128+ bytes apart) the same loads took 41 us instead of 23 for 64 MB
 // (docs/gemm.md).
-// KGroups sets of warpgroups split each tile's k-steps; the epilogue sums their accumulators while it
-// turns D^T's fragments into coalesced rows of D through shared memory.
+// KGroups sets of warpgroups split each tile's k-steps; the epilogue (gemm_wgmma_epilogue.hpp) sums
+// their accumulators while it turns D^T's fragments into coalesced rows of D through shared memory.
 //
 // Preconditions checked by the dispatcher: K, lda and ldb multiples of 16, A and B 16-byte aligned.
 #pragma once
@@ -25,6 +25,7 @@
 #include "fly/tiled.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_staging.hpp"
+#include "gemm_wgmma_epilogue.hpp"
 
 namespace fly::kernels {
 
@@ -149,42 +150,14 @@ FLY_UNROLL
     store_through_smem(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr);
   }
 
-  // The epilogue goes through shared memory (idle once every copy has landed): each k-group writes
-  // its D^T fragments as rows of D, then all threads sum the groups and store D row by row,
-  // consecutive threads on consecutive columns. Stored straight from the fragments, one warp store
-  // would scatter 2-element runs over 4 rows (about 1 us slower at M = 128 on the H200).
-  // tile_ld = BN + 4 floats: a fragment store's 32 lanes (2 (lane % 4) rows, lane / 4 columns)
-  // fall in distinct banks.
-  static constexpr int tile_ld = BN + 4;
-  static constexpr int epilogue_bytes = KGroups * BM * tile_ld * 4;
-  static_assert(epilogue_bytes <= Stages * stage_bytes,
+  using Epilogue = WgmmaEpilogue<BM, BN, KGroups>;
+  static_assert(Epilogue::bytes <= Stages * stage_bytes,
                 "GemmWgmmaBlock: the k-groups' epilogue tiles do not fit in the pipeline's shared memory");
-
-  // acc[4j + 2h + c] of warpgroup g is D^T(64 (g % groups_n) + 16 warp + lane/4 + 8h, 8j + 2(lane%4) + c):
-  // D(m, n) with m the column.
   FLY_HD static void store_through_smem(float const (&acc)[acc_size], GemmParams const& p, int m0, int n0, float* tile,
                                         int thr) {
     cp_async_wait<0>();
-    sync_threads();
-    const int lane = thr % 32, warp = (thr % group_threads) / 32, group = thr / group_threads;
-    float* mine = tile + (group / groups_n) * BM * tile_ld + (group % groups_n) * 64;
-FLY_UNROLL
-    for (int i = 0; i < acc_size; ++i) {
-      const int j = i / 4, h = (i / 2) % 2, c = i % 2;
-      mine[(8 * j + 2 * (lane % 4) + c) * tile_ld + 16 * warp + lane / 4 + 8 * h] = acc[i];
-    }
-    sync_threads();
-    const int m_left = p.m - m0, n_left = p.n - n0;
-    const float scale = epilogue_scale(p);
-    for (int at = thr; at < BM * BN; at += threads) {
-      const int m = at / BN, n = at % BN;
-      if (m >= m_left) break;  // rows only grow with `at`
-      if (n >= n_left) continue;
-      float v = tile[m * tile_ld + n];
-FLY_UNROLL
-      for (int g = 1; g < KGroups; ++g) v += tile[(g * BM + m) * tile_ld + n];
-      store_value<TD>(p, scale, m0 + m, n0 + n, v);
-    }
+    sync_threads();  // every copy has landed and every warpgroup is done with the stages
+    Epilogue::template store<TD>(acc, p, m0, n0, tile, thr, [] { sync_threads(); });
   }
 };
 

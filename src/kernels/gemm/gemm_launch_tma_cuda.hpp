@@ -1,0 +1,73 @@
+// Launching a TMA-fed GEMM block (GemmWgmmaTmaBlock) on the caller's stream: the two tensor maps
+// are encoded on the host for this call (no device work, no allocation) and passed by value with
+// the parameters as one __grid_constant__ argument; blocks are launched in clusters of ClusterN
+// along N. DRAFT (branch tma-decode): not yet run on the H200.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "gemm_epilogue.hpp"
+#include "gemm_launch_cuda.hpp"
+#include "gemm_registry.hpp"
+#include "status_internal.hpp"
+#include "tma_desc_cuda.hpp"
+
+namespace fly::kernels {
+
+struct GemmTmaArgs {
+  CUtensorMap a, b;  // 64-byte aligned by CUtensorMap's own alignment
+  GemmParams p;
+};
+
+template <class Block>
+__global__ void __launch_bounds__(Block::threads) gemm_wgmma_tma_kernel(const __grid_constant__ GemmTmaArgs args) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+}
+
+template <class Block>
+fly_status_t launch_tma_cuda(const fly::dispatch::GemmProblem& problem, void* stream) {
+  if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
+    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
+  }
+  GemmTmaArgs args;
+  args.p = gemm_params(problem);
+  if (fly_status_t s = make_tma_desc_2d(&args.a, {problem.A, problem.m, problem.k, problem.lda, Block::a_box_rows,
+                                                  Block::box_cols});
+      s != FLY_STATUS_SUCCESS)
+    return s;
+  if (fly_status_t s = make_tma_desc_2d(&args.b, {problem.B, problem.n, problem.k, problem.ldb, Block::b_box_rows,
+                                                  Block::box_cols});
+      s != FLY_STATUS_SUCCESS)
+    return s;
+  const unsigned n_blocks = unsigned((problem.n + Block::BN - 1) / Block::BN);
+  const unsigned clusters = (n_blocks + Block::cluster_n - 1) / Block::cluster_n;
+  auto kernel = gemm_wgmma_tma_kernel<Block>;
+  if (cudaError_t e = allow_dynamic_smem<Block>(kernel); e != cudaSuccess) {
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
+                                                          std::to_string(Block::smem_bytes) +
+                                                          " bytes of shared memory: " + cudaGetErrorString(e));
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(unsigned((problem.m + Block::BM - 1) / Block::BM), clusters * Block::cluster_n);
+  config.blockDim = dim3(Block::threads);
+  config.dynamicSmemBytes = Block::smem_bytes;
+  config.stream = static_cast<cudaStream_t>(stream);
+  cudaLaunchAttribute cluster_dims;
+  cluster_dims.id = cudaLaunchAttributeClusterDimension;
+  cluster_dims.val.clusterDim.x = 1;
+  cluster_dims.val.clusterDim.y = unsigned(Block::cluster_n);
+  cluster_dims.val.clusterDim.z = 1;
+  config.attrs = &cluster_dims;
+  config.numAttrs = Block::cluster_n > 1 ? 1 : 0;
+  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
+  }
+  return FLY_STATUS_SUCCESS;
+}
+
+}  // namespace fly::kernels

@@ -1,0 +1,163 @@
+// The wgmma GEMM block fed by TMA (sm_90a), for decode shapes first:
+//   D[M,N] = alpha * scale_a * scale_b * (A[M,K] x B[N,K]^T) + beta * C[M,N]   (fp32 accumulate)
+// The math is GemmWgmmaBlock's (D^T = B A^T: BN / 64 consumer warpgroups, each 64 rows of B as
+// wgmma's M, the block's BM rows of A as wgmma's N; the same 128-byte swizzled K-major tiles). The
+// loads are not: one thread of a producer warpgroup issues TMA boxes (one per 128 bytes of K and
+// operand) into a ring of `Stages` stages; a "full" mbarrier per stage counts the bytes landing,
+// an "empty" one counts the consumer warpgroups done with it. Tails need no predicates: the TMA
+// zero-fills what lies past the matrix.
+// With ClusterN > 1 the blocks of a cluster (consecutive along N, so they share their A tile) each
+// load 1/ClusterN of the A tile's rows and multicast it to all of them: A is read from L2 once per
+// cluster instead of once per block (at M = 128 the re-reads were 128 MB beside B's 64 MB). A
+// stage is then free only when every block of the cluster is done with it: consumers arrive on the
+// empty barriers of all the cluster's blocks.
+//
+// DRAFT (branch tma-decode, 2026-11-29): compiled, not yet run on the H200. Run
+// test/gemm/test_gemm_wgmma_tma_cuda.cu there first (its waits trap instead of hanging).
+//
+// Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; BM / ClusterN
+// a multiple of 8 (a multicast slice is whole swizzle atoms); gridDim.y a multiple of ClusterN.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "fly/arch/copy_sm90_tma.hpp"
+#include "fly/arch/mma_sm90_wgmma.hpp"
+#include "gemm_epilogue.hpp"
+#include "gemm_wgmma_epilogue.hpp"
+
+namespace fly::kernels {
+
+template <int BM_, int BN_, int BK_, int Stages_, int ClusterN_, class TD>
+struct GemmWgmmaTmaBlock {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_, cluster_n = ClusterN_;
+  using TA = float8_e4m3fn;
+  using Wgmma = SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<BM>;
+  using Epilogue = WgmmaEpilogue<BM, BN, 1>;
+  static_assert(BN % 64 == 0 && BN <= 256, "GemmWgmmaTmaBlock: each consumer warpgroup covers 64 rows of B (a box <= 256)");
+  static_assert(BK % 128 == 0, "GemmWgmmaTmaBlock: K tiles are whole 128-byte swizzle atoms (one box each)");
+  static_assert(Stages >= 2, "GemmWgmmaTmaBlock: a ring needs two stages");
+  static_assert(BM % cluster_n == 0 && (BM / cluster_n) % 8 == 0,
+                "GemmWgmmaTmaBlock: each block's multicast slice of A is whole 8-row swizzle atoms");
+  static constexpr int groups_n = BN / 64;
+  static constexpr int consumer_threads = 128 * groups_n;
+  static constexpr int threads = consumer_threads + 128;  // + the producer warpgroup
+  static constexpr int acc_size = BM / 2;
+  static constexpr int k_atoms = BK / 128, a_slice_rows = BM / cluster_n;
+  static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
+  static constexpr int swizzle_align = 1024;
+  static constexpr int smem_bytes = Stages * stage_bytes + 2 * Stages * 8 + swizzle_align;
+  static_assert(Epilogue::bytes <= Stages * stage_bytes,
+                "GemmWgmmaTmaBlock: the epilogue tile does not fit in the pipeline's shared memory");
+
+  // What the launcher encodes (tma_desc_cuda.hpp): A as M x K bytes with boxes of a_slice_rows x
+  // 128, B as N x K with boxes of BN x 128.
+  static constexpr int a_box_rows = a_slice_rows, b_box_rows = BN, box_cols = 128;
+
+  // Byte offset of k-step j (32 bytes of K) in a Rows-row tile: its atom, then 32 j bytes in.
+  FLY_HOST_DEVICE static constexpr uint32_t k_step_offset(int rows, int j) {
+    return uint32_t((j / 4) * rows * 128 + (j % 4) * 32);
+  }
+
+#if defined(__CUDACC__)
+  __device__ static void consumers_sync() {
+    asm volatile("bar.sync 1, %0;\n" ::"n"(consumer_threads) : "memory");
+  }
+
+  // smem: smem_bytes of dynamic shared memory. Every thread of the block calls run.
+  __device__ static void run(CUtensorMap const& map_a, CUtensorMap const& map_b, GemmParams const& p,
+                             unsigned char* smem_in, int block_m, int block_n, int thr) {
+    const uint32_t base = detail::smem_u32(smem_in);
+    unsigned char* smem = smem_in + (swizzle_align - base % swizzle_align) % swizzle_align;
+    auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes);
+    uint64_t* empty = full + Stages;
+    const uint32_t rank = cluster_n > 1 ? cluster::block_rank() : 0;
+    if (thr == 0) {
+      for (int s = 0; s < Stages; ++s) {
+        mbarrier::init(&full[s], 1);                      // the producer's expect_tx arrival
+        mbarrier::init(&empty[s], groups_n * cluster_n);  // every consumer warpgroup of the cluster
+      }
+      mbarrier::fence_init();
+    }
+    if constexpr (cluster_n > 1) {
+      cluster::sync();  // the cluster's barriers exist before any multicast or remote arrival
+    } else {
+      __syncthreads();
+    }
+    const int m0 = block_m * BM, n0 = block_n * BN;
+    const int k_tiles = (p.k + BK - 1) / BK;
+    if (thr >= consumer_threads) {
+      if (thr == consumer_threads) produce(map_a, map_b, smem, full, empty, m0, n0, k_tiles, rank);
+    } else {
+      consume(p, smem, full, empty, m0, n0, k_tiles, thr);
+    }
+    if constexpr (cluster_n > 1) cluster::sync();  // no block leaves while its cluster still uses it
+  }
+
+  __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const& map_b, unsigned char* smem,
+                                 uint64_t* full, uint64_t* empty, int m0, int n0, int k_tiles, uint32_t rank) {
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const int s = kt % Stages;
+      if (kt >= Stages) mbarrier::wait(&empty[s], uint32_t(kt / Stages - 1) & 1);  // tile kt - Stages is done
+      mbarrier::arrive_expect_tx(&full[s], stage_bytes);  // all of A (every block's slice) and this B
+      unsigned char* a = smem + s * stage_bytes;
+      unsigned char* b = a + a_bytes;
+      for (int at = 0; at < k_atoms; ++at) {
+        const int x = kt * BK + at * 128;
+        unsigned char* a_slice = a + at * BM * 128 + int(rank) * a_slice_rows * 128;
+        if constexpr (cluster_n > 1) {
+          SM90_TMA_LOAD_2D_MULTICAST::copy(&map_a, &full[s], uint16_t((1u << cluster_n) - 1), a_slice, x,
+                                           m0 + int(rank) * a_slice_rows);
+        } else {
+          SM90_TMA_LOAD_2D::copy(&map_a, &full[s], a_slice, x, m0);
+        }
+        SM90_TMA_LOAD_2D::copy(&map_b, &full[s], b + at * BN * 128, x, n0);
+      }
+    }
+  }
+
+  __device__ static void consume(GemmParams const& p, unsigned char* smem, uint64_t* full, uint64_t* empty, int m0,
+                                 int n0, int k_tiles, int thr) {
+    const int group = thr / 128;
+    const uint32_t b_rows = uint32_t(group * 64 * 128);
+    float acc[acc_size];
+FLY_UNROLL
+    for (int i = 0; i < acc_size; ++i) acc[i] = 0.f;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const int s = kt % Stages;
+      mbarrier::wait(&full[s], uint32_t(kt / Stages) & 1);
+      const uint32_t addr_a = detail::smem_u32(smem + s * stage_bytes), addr_b = addr_a + a_bytes;
+FLY_UNROLL
+      for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
+      gmma::warpgroup_arrive();
+FLY_UNROLL
+      for (int j = 0; j < BK / 32; ++j) {
+        Wgmma::fma(gmma::make_smem_desc(addr_b + b_rows + k_step_offset(BN, j), 16, 1024, gmma::SmemSwizzle::b128),
+                   gmma::make_smem_desc(addr_a + k_step_offset(BM, j), 16, 1024, gmma::SmemSwizzle::b128), acc);
+      }
+      gmma::warpgroup_commit_batch();
+      gmma::warpgroup_wait<1>();  // tile kt - 1's batch is done: free its stage
+FLY_UNROLL
+      for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
+      if (kt > 0 && thr % 128 == 0) release(&empty[(kt - 1) % Stages]);
+    }
+    gmma::warpgroup_wait<0>();
+FLY_UNROLL
+    for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
+    consumers_sync();  // every consumer is done with the stages: the epilogue reuses them
+    Epilogue::template store<TD>(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
+  }
+
+  __device__ static void release(uint64_t* empty_stage) {
+    if constexpr (cluster_n > 1) {
+      for (int c = 0; c < cluster_n; ++c) mbarrier::arrive_cluster(empty_stage, uint32_t(c));
+    } else {
+      mbarrier::arrive(empty_stage);
+    }
+  }
+#endif
+};
+
+}  // namespace fly::kernels
