@@ -13,7 +13,7 @@
 #include <vector>
 
 // the draft TMA blocks (branch tma-decode): a barrier phase that never completes traps
-#define FLY_MBARRIER_TRAP_AFTER (1ll << 26)
+#define FLY_MBARRIER_TRAP_AFTER_NS 2000000000ull  // 2 s
 
 #include "common/cuda_test.hpp"
 #include "common/exact_values.hpp"

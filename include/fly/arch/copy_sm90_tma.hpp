@@ -72,12 +72,17 @@ FLY_HOST_DEVICE inline bool try_wait(uint64_t* bar, uint32_t phase) {
 #endif
 }
 
-// Waits for the phase of parity `phase`. Define FLY_MBARRIER_TRAP_AFTER (a poll count) in a test
-// or probe so that a phase that never completes traps (a launch error) instead of hanging.
+// Waits for the phase of parity `phase`. Define FLY_MBARRIER_TRAP_AFTER_NS in a test or probe so
+// that a phase that never completes traps (a launch error) after that many nanoseconds of global
+// time instead of hanging (a poll count would not do: each try_wait may itself wait an
+// implementation-defined time).
 FLY_HOST_DEVICE inline void wait(uint64_t* bar, uint32_t phase) {
-#if defined(FLY_MBARRIER_TRAP_AFTER)
-  for (long long polls = 0; !try_wait(bar, phase); ++polls) {
-    if (polls > (FLY_MBARRIER_TRAP_AFTER)) detail::arch_unavailable_sm90(bar, phase);  // traps
+#if defined(FLY_MBARRIER_TRAP_AFTER_NS) && defined(FLY_ARCH_MMA_SM90_ENABLED)
+  uint64_t start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(start));
+  while (!try_wait(bar, phase)) {
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
+    if (now - start > uint64_t(FLY_MBARRIER_TRAP_AFTER_NS)) detail::arch_unavailable_sm90(bar, phase);  // traps
   }
 #else
   while (!try_wait(bar, phase)) {
@@ -143,7 +148,7 @@ struct SM90_TMA_LOAD_2D {
 struct SM90_TMA_LOAD_2D_MULTICAST {
   FLY_HOST_DEVICE static void copy(void const* tensor_map, uint64_t* bar, uint16_t cta_mask, void* smem, int32_t x,
                                    int32_t y) {
-#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+#if defined(FLY_ARCH_WGMMA_SM90A_ENABLED)  // .multicast::cluster is sm_90a
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
         " [%0], [%1, {%4, %5}], [%2], %3;\n" ::"r"(detail::smem_u32(smem)),

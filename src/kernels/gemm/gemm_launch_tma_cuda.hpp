@@ -25,7 +25,9 @@ struct GemmTmaArgs {
 
 template <class Block>
 __global__ void __launch_bounds__(Block::threads) gemm_wgmma_tma_kernel(const __grid_constant__ GemmTmaArgs args) {
-  extern __shared__ __align__(1024) unsigned char smem[];
+  // 128, not 1024: the compiler trusts a declared alignment and would fold Block::run's align-up
+  // away, while the runtime does not promise it for dynamic shared memory.
+  extern __shared__ __align__(128) unsigned char smem[];
   Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
 }
 

@@ -12,8 +12,9 @@
 // stage is then free only when every block of the cluster is done with it: consumers arrive on the
 // empty barriers of all the cluster's blocks.
 //
-// DRAFT (branch tma-decode, 2026-11-29): compiled, not yet run on the H200. Run
-// test/gemm/test_gemm_wgmma_tma_cuda.cu there first (its waits trap instead of hanging).
+// DRAFT (branch tma-decode, 2026-11-29): compiled and reviewed, not yet run on the H200. Run
+// GemmWgmmaTmaCuda.DraftBlocksMatchTheHostReference (test/gemm/test_gemm_variants_cuda.cu) there
+// first: its waits trap instead of hanging.
 //
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; BM / ClusterN
 // a multiple of 8 (a multicast slice is whole swizzle atoms); gridDim.y a multiple of ClusterN.
@@ -93,7 +94,10 @@ struct GemmWgmmaTmaBlock {
     } else {
       consume(p, smem, full, empty, m0, n0, k_tiles, thr);
     }
-    if constexpr (cluster_n > 1) cluster::sync();  // no block leaves while its cluster still uses it
+    if constexpr (cluster_n > 1) {
+      __syncwarp();     // the producer warp reconverged (one lane ran produce) before the .aligned barrier
+      cluster::sync();  // no block leaves while its cluster still uses it
+    }
   }
 
   __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const& map_b, unsigned char* smem,
