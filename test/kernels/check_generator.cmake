@@ -38,7 +38,13 @@ set(expect
   "file gfx942 [^\n]*/gemm_gfx942_f32_f32_64x64x16_w2x2_buf32_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf128_s1.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_64x16x128_w4x1_buf32_s1.hip"
-  "registry [^\n]* 5\n")
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x512_w1x4_tma_s4.cu"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4.cu"
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x256_w1x4x2_tma_s4: the TMA block does not split a tile's k-steps among warpgroups"
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_tma_s1: a TMA ring needs 2 stages at least"
+  "reject gemm_sm90a_e4m3fn_bf16_64x320x128_w1x20_tma_s2: a TMA box has at most 256 rows: BN=320"
+  "reject gemm_sm90a_e4m3fn_bf16_128x256x256_w1x16_tma_s4: 4 stages need 394304 bytes of shared memory"
+  "registry [^\n]* 7\n")
 foreach(e IN LISTS expect)
   if(NOT out MATCHES "${e}")
     message(FATAL_ERROR "generator output lacks: ${e}")

@@ -1,7 +1,7 @@
 // Launching a TMA-fed GEMM block (GemmWgmmaTmaBlock) on the caller's stream: the two tensor maps
 // are encoded on the host for this call (no device work, no allocation) and passed by value with
 // the parameters as one __grid_constant__ argument; blocks are launched in clusters of ClusterN
-// along N. DRAFT (branch tma-decode): not yet run on the H200.
+// along N.
 #pragma once
 
 #include <cuda.h>
@@ -23,6 +23,8 @@ struct GemmTmaArgs {
   GemmParams p;
 };
 
+// The kernel of a Block, for blocks outside the generated grid (the tests' clusters); the grid's
+// kernels are generated with their variant's name (fly_gemm_generator).
 template <class Block>
 __global__ void __launch_bounds__(Block::threads) gemm_wgmma_tma_kernel(const __grid_constant__ GemmTmaArgs args) {
   // 128, not 1024: the compiler trusts a declared alignment and would fold Block::run's align-up
@@ -31,8 +33,10 @@ __global__ void __launch_bounds__(Block::threads) gemm_wgmma_tma_kernel(const __
   Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
 }
 
+// `kernel` runs Block::run over its arguments, as gemm_wgmma_tma_kernel does. One kernel per Block:
+// the shared-memory opt-in is remembered per Block.
 template <class Block>
-fly_status_t launch_tma_cuda(const fly::dispatch::GemmProblem& problem, void* stream) {
+fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::GemmProblem& problem, void* stream) {
   if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
     return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
   }
@@ -48,7 +52,6 @@ fly_status_t launch_tma_cuda(const fly::dispatch::GemmProblem& problem, void* st
     return s;
   const unsigned n_blocks = unsigned((problem.n + Block::BN - 1) / Block::BN);
   const unsigned clusters = (n_blocks + Block::cluster_n - 1) / Block::cluster_n;
-  auto kernel = gemm_wgmma_tma_kernel<Block>;
   if (cudaError_t e = allow_dynamic_smem<Block>(kernel); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
                                                           std::to_string(Block::smem_bytes) +

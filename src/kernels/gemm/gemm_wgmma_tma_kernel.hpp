@@ -12,9 +12,10 @@
 // stage is then free only when every block of the cluster is done with it: consumers arrive on the
 // empty barriers of all the cluster's blocks.
 //
-// DRAFT (branch tma-decode, 2026-11-29): compiled and reviewed, not yet run on the H200. Run
-// GemmWgmmaTmaCuda.DraftBlocksMatchTheHostReference (test/gemm/test_gemm_variants_cuda.cu) there
-// first: its waits trap instead of hanging.
+// Measured on the H200 (docs/h200-runs.md, 2026-11-30): without clusters it runs decode shapes as
+// fast as GemmWgmmaBlock (M <= 16) or up to 6% faster (M = 128 with 64x128 tiles); with clusters
+// of 2 or 4 it is 10-60% slower even after the arrivals went parallel (release()), so the grid
+// (variants.txt, copy `tma`) has ClusterN = 1 and the multicast stays tested, not dispatched.
 //
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; BM / ClusterN
 // a multiple of 8 (a multicast slice is whole swizzle atoms); gridDim.y a multiple of ClusterN.
@@ -145,7 +146,7 @@ FLY_UNROLL
       gmma::warpgroup_wait<1>();  // tile kt - 1's batch is done: free its stage
 FLY_UNROLL
       for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
-      if (kt > 0 && thr % 128 == 0) release(&empty[(kt - 1) % Stages]);
+      if (kt > 0) release(&empty[(kt - 1) % Stages], thr % 128);
     }
     gmma::warpgroup_wait<0>();
 FLY_UNROLL
@@ -154,11 +155,13 @@ FLY_UNROLL
     Epilogue::template store<TD>(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
   }
 
-  __device__ static void release(uint64_t* empty_stage) {
+  // A consumer warpgroup's arrival on stage's empty barrier in every CTA of the cluster: lane c of
+  // its first warp arrives on CTA c's, so the arrivals leave in parallel, not one after another.
+  __device__ static void release(uint64_t* empty_stage, int thr_in_group) {
     if constexpr (cluster_n > 1) {
-      for (int c = 0; c < cluster_n; ++c) mbarrier::arrive_cluster(empty_stage, uint32_t(c));
+      if (thr_in_group < cluster_n) mbarrier::arrive_cluster(empty_stage, uint32_t(thr_in_group));
     } else {
-      mbarrier::arrive(empty_stage);
+      if (thr_in_group == 0) mbarrier::arrive(empty_stage);
     }
   }
 #endif

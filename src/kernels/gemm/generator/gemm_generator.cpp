@@ -81,13 +81,15 @@ std::map<std::string, MmaInfo> mma_table() {
 // A copy spelling of the grid. Register copies load global memory straight into the MMA's
 // fragments (GemmBlock); a staged copy (cp.async) streams tiles through a ring of shared-memory
 // buffers (GemmCpAsyncBlock, pipeline depth from the tile's :sN); `wgmma` stages the same way
-// for the warpgroup MMA on the transposed product (GemmWgmmaBlock).
+// for the warpgroup MMA on the transposed product (GemmWgmmaBlock); `tma` feeds that MMA from a
+// producer warpgroup's TMA boxes through an mbarrier ring (GemmWgmmaTmaBlock).
 struct CopyInfo {
   std::string cpp;
   int bits, min_bits;
   bool buffer;
   bool staged = false;
   bool wgmma = false;
+  bool tma = false;
 };
 const std::map<std::string, CopyInfo> kCopies = {
     {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
@@ -96,6 +98,7 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"buf128", {"fly::BufferCopy128b", 128, 32, true}},
     {"cpasync128", {"fly::SM90_CpAsync<128>", 128, 128, false, true}},
     {"wgmma", {"fly::SM90_CpAsync<128>", 128, 128, false, true, true}},
+    {"tma", {"fly::SM90_TMA_LOAD_2D", 128, 128, false, true, true, true}},
 };
 const std::map<std::string, std::string> kDtypeCpp = {
     {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
@@ -168,9 +171,21 @@ std::string smem_rejection(const Cell& cell, int smem, int reduce) {
   return {};
 }
 
+// GemmWgmmaTmaBlock (past check_wgmma's MMA rules): the consumer warpgroups' k-steps are not
+// split, the ring (stages, their full/empty barriers, the 1 KB swizzle alignment) fits in shared
+// memory and the epilogue's BM x (BN + 4) fp32 tile fits in the ring. The producer warpgroup is
+// not in the cell's warps. Clusters are not in the grid (gemm_wgmma_tma_kernel.hpp says why).
+std::string check_wgmma_tma(const Cell& cell) {
+  if (cell.wk != 1) return "the TMA block does not split a tile's k-steps among warpgroups: warps 1xN";
+  if (cell.stages < 2) return "a TMA ring needs 2 stages at least";
+  if (cell.bn > 256) return "a TMA box has at most 256 rows: BN=" + std::to_string(cell.bn);
+  const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
+  return smem_rejection(cell, cell.stages * stage + 2 * cell.stages * 8 + align, cell.bm * (cell.bn + 4) * 4);
+}
+
 // GemmWgmmaBlock: warpgroups (4 warps each) along N, one per 64 rows of B, per k-group; the block's M is
 // wgmma's N; tiles in shared memory in the 128-byte swizzled K-major layout.
-std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
+std::string check_wgmma(const Cell& cell, const CopyInfo& copy, int threads, int& align_elems) {
   if (cell.ab != "e4m3fn") return "the wgmma block computes e4m3fn only";
   if (cell.wm != 1 || cell.wn % 4 != 0)
     return "a wgmma block is warpgroups (4 warps) along N per k-group: warps 1x4[xK], 1x8[xK], ...";
@@ -182,8 +197,10 @@ std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
   if ((cell.bk / 32) % cell.wk != 0)
     return "the " + std::to_string(cell.bk / 32) + " k-steps of a tile do not split among " + std::to_string(cell.wk) +
            " warpgroups";
-  if (cell.stages < 3) return "a wgmma pipeline keeps one tile in the MMA and one loading: 3 stages at least";
   if (cell.bk % 128 != 0) return "BK=" + std::to_string(cell.bk) + " is not a whole number of 128-byte swizzle atoms";
+  align_elems = 16;
+  if (copy.tma) return check_wgmma_tma(cell);
+  if (cell.stages < 3) return "a wgmma pipeline keeps one tile in the MMA and one loading: 3 stages at least";
   if (auto why = staging_rejection(cell, threads, cell.bk / 16, 8); !why.empty()) return why;
   // GemmWgmmaBlock::smem_bytes; the epilogue: a BM x (BN + 4) fp32 tile per k-group
   const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
@@ -199,8 +216,8 @@ std::string check_wgmma(const Cell& cell, int threads, int& align_elems) {
 // memory (GemmCpAsyncBlock pads each row by one vector).
 std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int threads, int& align_elems) {
   if (cell.target != "sm90a") return "copy " + cell.copy + " is an sm_90a instruction";
+  if (copy.wgmma) return check_wgmma(cell, copy, threads, align_elems);
   if (cell.stages < 2) return "a cp.async pipeline needs at least 2 stages (:s2 or more)";
-  if (copy.wgmma) return check_wgmma(cell, threads, align_elems);
   if ((cell.bk / mma.atom_k) % cell.wk != 0)
     return "the " + std::to_string(cell.bk / mma.atom_k) + " k-steps of a tile do not split among " +
            std::to_string(cell.wk) + " warp groups";
@@ -288,12 +305,16 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   f << "// " << cell.name() << "\n";
   if (!cuda) f << "#include <hip/hip_runtime.h>\n";
   f << "#include \"fly/arch/copy_gfx942.hpp\"\n#include \"fly/atom/mma_traits_" << (cuda ? "sm90" : "gfx942") << ".hpp\"\n";
-  f << (copy.wgmma    ? "#include \"gemm_wgmma_kernel.hpp\"\n"
+  f << (copy.tma      ? "#include \"gemm_wgmma_tma_kernel.hpp\"\n"
+        : copy.wgmma  ? "#include \"gemm_wgmma_kernel.hpp\"\n"
         : copy.staged ? "#include \"gemm_cpasync_kernel.hpp\"\n"
                       : "#include \"gemm_kernel.hpp\"\n");
-  if (cuda) f << "#include \"gemm_launch_cuda.hpp\"\n";
+  if (cuda) f << (copy.tma ? "#include \"gemm_launch_tma_cuda.hpp\"\n" : "#include \"gemm_launch_cuda.hpp\"\n");
   f << "\nnamespace {\n";
-  if (copy.wgmma) {
+  if (copy.tma) {
+    f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
+      << kDtypeCpp.at(cell.d) << ">;\n";
+  } else if (copy.wgmma) {
     f << "using Block = fly::kernels::GemmWgmmaBlock<" << tile << ", " << cell.stages << ", " << cell.wk << ", "
       << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.staged) {
@@ -304,6 +325,15 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   }
   f << "}  // namespace\n\n";
+  if (copy.tma) {  // the tensor maps travel with the parameters (gemm_launch_tma_cuda.hpp)
+    f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name()
+      << "(const __grid_constant__ fly::kernels::GemmTmaArgs args) {\n"
+      << "  extern __shared__ __align__(128) unsigned char smem[];\n"
+      << "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n"
+      << "fly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
+      << "  return fly::kernels::launch_tma_cuda<Block>(" << cell.name() << ", problem, stream);\n}\n";
+    return;
+  }
   f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name() << "(fly::kernels::GemmParams p) {\n";
   if (copy.staged) {
     f << "  extern __shared__ __align__(128) unsigned char smem[];\n"
