@@ -197,9 +197,10 @@ TEST(GemmStaging, WgmmaDescriptorFields) {
 
 // k-step j of a tile (32 bytes of K): atom j / 4, then 32 bytes per step inside the atom's rows.
 TEST(GemmStaging, WgmmaKStepOffsets) {
-  EXPECT_EQ(WgSplit::k_step_offset<128>(0), 0u);
-  EXPECT_EQ(WgSplit::k_step_offset<128>(3), 96u);
-  EXPECT_EQ(WgSplit::k_step_offset<128>(4), 128u * 128u);
-  EXPECT_EQ(WgSplit::k_step_offset<64>(7), 64u * 128u + 96u);
+  using Tile = kernels::WgmmaTile<64>;
+  EXPECT_EQ(Tile::k_step_offset(128, 0), 0u);
+  EXPECT_EQ(Tile::k_step_offset(128, 3), 96u);
+  EXPECT_EQ(Tile::k_step_offset(128, 4), 128u * 128u);
+  EXPECT_EQ(Tile::k_step_offset(64, 7), 64u * 128u + 96u);
 }
 }  // namespace

@@ -21,11 +21,11 @@
 #include <cstdint>
 
 #include "fly/arch/copy_sm90.hpp"
-#include "fly/arch/mma_sm90_wgmma.hpp"
 #include "fly/tiled.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_staging.hpp"
 #include "gemm_wgmma_epilogue.hpp"
+#include "gemm_wgmma_tile.hpp"
 
 namespace fly::kernels {
 
@@ -33,19 +33,19 @@ template <int BM_, int BN_, int BK_, int Stages_, int KGroups, class TD>
 struct GemmWgmmaBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_, k_groups = KGroups;
   using TA = float8_e4m3fn;
-  using Wgmma = SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<BM>;  // wgmma's N is the block's M
+  using Mma = WgmmaTile<BM>;  // wgmma's N is the block's M
   static_assert(BN % 64 == 0, "GemmWgmmaBlock: each warpgroup along N covers 64 rows of B");
   static_assert(BK % 32 == 0 && (BK / 32) % KGroups == 0, "GemmWgmmaBlock: k-steps of 32 split among the k-groups");
   static_assert(Stages >= 3, "GemmWgmmaBlock: the pipeline keeps a tile in the MMA and one loading: three stages at least");
   static constexpr int group_threads = 128, groups_n = BN / 64;
   static constexpr int threads = group_threads * groups_n * KGroups;
-  static constexpr int acc_size = BM / 2;
+  static constexpr int acc_size = Mma::acc_size;
 
   // (row, k) -> byte of one operand tile before the swizzle: K in 128-byte atoms, atom a holding
   // Rows x 128 bytes at a * Rows * 128, row r at r * 128; 8-row groups 1024 bytes apart (wgmma's
   // stride byte offset). The swizzle then moves 16-byte chunk c of row r to chunk c ^ (r % 8).
   static_assert(BK % 128 == 0, "GemmWgmmaBlock: K tiles are whole 128-byte swizzle atoms (BK % 128 == 0)");
-  static constexpr int k_vecs = BK / 16, k_atoms = BK / 128, atom_row_bytes = 128, row_group_bytes = 1024;
+  static constexpr int k_vecs = BK / 16, k_atoms = BK / 128, atom_row_bytes = 128;
   template <int Rows>
   using SmemShape = Shape<Shape<_8, Int<Rows / 8>>, Shape<_16, _8, Int<k_atoms>>>;
   template <int Rows>
@@ -89,13 +89,6 @@ struct GemmWgmmaBlock {
         make_tensor(smem + swizzle_offset(thr), SmemLayout<Rows>{}), CoordLayout<Rows>{}, rows_left, k_left, thr);
   }
 
-  // Byte offset of k-step j (32 bytes of K) in a Rows-row tile: its atom, then 32 j bytes into the
-  // atom row (the hardware applies the swizzle to the address it forms).
-  template <int Rows>
-  FLY_HOST_DEVICE static constexpr uint32_t k_step_offset(int j) {
-    return uint32_t((j / 4) * Rows * 128 + (j % 4) * 32);
-  }
-
   // smem: smem_bytes of dynamic shared memory, 16-byte aligned.
   FLY_HD static void run(GemmParams const& p, TA* smem_in, int block_m, int block_n, int thr) {
     TA* smem = smem_in + (swizzle_align - detail::smem_u32(smem_in) % swizzle_align) % swizzle_align;
@@ -122,6 +115,7 @@ struct GemmWgmmaBlock {
     float acc[acc_size];
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) acc[i] = 0.f;
+    constexpr int steps = BK / 32 / KGroups;  // a warpgroup's k-steps of a tile: k_group, k_group + KGroups, ...
     for (int kt = 0; kt < k_tiles; ++kt) {
       cp_async_wait<Stages - 3>();  // tile kt has landed (for this thread)
       gmma::fence_async_shared();    // ... before the async proxy (wgmma) reads it
@@ -129,24 +123,10 @@ FLY_UNROLL
       issue_tile_group(load, kt + Stages - 2, k_tiles);  // into tile kt - 2's stage
       // D^T += B_tile x A_tile^T: wgmma's A is the B tile, its B the A tile
       const uint32_t addr_b = detail::smem_u32(stage_b(kt % Stages)), addr_a = detail::smem_u32(stage_a(kt % Stages));
-FLY_UNROLL
-      for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
-      gmma::warpgroup_arrive();
-FLY_UNROLL
-      for (int j = 0; j < BK / 32 / KGroups; ++j) {
-        const int step = k_group + KGroups * j;
-        Wgmma::fma(gmma::make_smem_desc(addr_b + b_rows + k_step_offset<BN>(step), 16, row_group_bytes, gmma::SmemSwizzle::b128),
-                   gmma::make_smem_desc(addr_a + k_step_offset<BM>(step), 16, row_group_bytes, gmma::SmemSwizzle::b128),
-                   acc);
-      }
-      gmma::warpgroup_commit_batch();
-      gmma::warpgroup_wait<1>();  // tile kt - 1's batch is done; tile kt's runs on
-FLY_UNROLL
-      for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
+      Mma::template issue<BN, steps, KGroups>(addr_b + b_rows, addr_a, k_group, acc);
+      Mma::template wait<1>(acc);  // tile kt - 1's batch is done; tile kt's runs on
     }
-    gmma::warpgroup_wait<0>();
-FLY_UNROLL
-    for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
+    Mma::template wait<0>(acc);
     store_through_smem(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr);
   }
 

@@ -26,9 +26,9 @@
 #include <cstdint>
 
 #include "fly/arch/copy_sm90_tma.hpp"
-#include "fly/arch/mma_sm90_wgmma.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_wgmma_epilogue.hpp"
+#include "gemm_wgmma_tile.hpp"
 
 namespace fly::kernels {
 
@@ -36,7 +36,7 @@ template <int BM_, int BN_, int BK_, int Stages_, int ClusterN_, class TD>
 struct GemmWgmmaTmaBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_, cluster_n = ClusterN_;
   using TA = float8_e4m3fn;
-  using Wgmma = SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<BM>;
+  using Mma = WgmmaTile<BM>;
   using Epilogue = WgmmaEpilogue<BM, BN, 1>;
   static_assert(BN % 64 == 0 && BN <= 256, "GemmWgmmaTmaBlock: each consumer warpgroup covers 64 rows of B (a box <= 256)");
   static_assert(BK % 128 == 0, "GemmWgmmaTmaBlock: K tiles are whole 128-byte swizzle atoms (one box each)");
@@ -46,7 +46,7 @@ struct GemmWgmmaTmaBlock {
   static constexpr int groups_n = BN / 64;
   static constexpr int consumer_threads = 128 * groups_n;
   static constexpr int threads = consumer_threads + 128;  // + the producer warpgroup
-  static constexpr int acc_size = BM / 2;
+  static constexpr int acc_size = Mma::acc_size;
   static constexpr int k_atoms = BK / 128, a_slice_rows = BM / cluster_n;
   static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
   static constexpr int swizzle_align = 1024;
@@ -57,11 +57,6 @@ struct GemmWgmmaTmaBlock {
   // What the launcher encodes (tma_desc_cuda.hpp): A as M x K bytes with boxes of a_slice_rows x
   // 128, B as N x K with boxes of BN x 128.
   static constexpr int a_box_rows = a_slice_rows, b_box_rows = BN, box_cols = 128;
-
-  // Byte offset of k-step j (32 bytes of K) in a Rows-row tile: its atom, then 32 j bytes in.
-  FLY_HOST_DEVICE static constexpr uint32_t k_step_offset(int rows, int j) {
-    return uint32_t((j / 4) * rows * 128 + (j % 4) * 32);
-  }
 
 #if defined(__CUDACC__)
   __device__ static void consumers_sync() {
@@ -134,23 +129,11 @@ FLY_UNROLL
       const int s = kt % Stages;
       mbarrier::wait(&full[s], uint32_t(kt / Stages) & 1);
       const uint32_t addr_a = detail::smem_u32(smem + s * stage_bytes), addr_b = addr_a + a_bytes;
-FLY_UNROLL
-      for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
-      gmma::warpgroup_arrive();
-FLY_UNROLL
-      for (int j = 0; j < BK / 32; ++j) {
-        Wgmma::fma(gmma::make_smem_desc(addr_b + b_rows + k_step_offset(BN, j), 16, 1024, gmma::SmemSwizzle::b128),
-                   gmma::make_smem_desc(addr_a + k_step_offset(BM, j), 16, 1024, gmma::SmemSwizzle::b128), acc);
-      }
-      gmma::warpgroup_commit_batch();
-      gmma::warpgroup_wait<1>();  // tile kt - 1's batch is done: free its stage
-FLY_UNROLL
-      for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
+      Mma::template issue<BN, BK / 32>(addr_b + b_rows, addr_a, 0, acc);
+      Mma::template wait<1>(acc);  // tile kt - 1's batch is done: free its stage
       if (kt > 0) release(&empty[(kt - 1) % Stages], thr % 128);
     }
-    gmma::warpgroup_wait<0>();
-FLY_UNROLL
-    for (int i = 0; i < acc_size; ++i) gmma::warpgroup_fence_operand(acc[i]);
+    Mma::template wait<0>(acc);
     consumers_sync();  // every consumer is done with the stages: the epilogue reuses them
     Epilogue::template store<TD>(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
   }
