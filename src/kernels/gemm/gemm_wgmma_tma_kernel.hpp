@@ -9,13 +9,16 @@
 // With ClusterN > 1 the blocks of a cluster (consecutive along N, so they share their A tile) each
 // load 1/ClusterN of the A tile's rows and multicast it to all of them: A is read from L2 once per
 // cluster instead of once per block (at M = 128 the re-reads were 128 MB beside B's 64 MB). A
-// stage is then free only when every block of the cluster is done with it: consumers arrive on the
-// empty barriers of all the cluster's blocks.
+// stage is then free only when every block of the cluster is done with it: the consumers arrive
+// on their own block's empty barrier, and a relay warp of the producer warpgroup forwards each
+// completed phase to every block's cluster_empty barrier, which the producer waits on. The remote
+// arrivals are off the consumers' path: made by the consumers themselves, they cost 150-200 ns
+// per k-tile on the H200 (64x64x128 s12 at M = 64: 35.5 us with clusters of 2, 27.1 relayed).
 //
 // Measured on the H200 (docs/h200-runs.md, 2026-11-30): without clusters it runs decode shapes as
-// fast as GemmWgmmaBlock (M <= 16) or up to 6% faster (M = 128 with 64x128 tiles); with clusters
-// of 2 or 4 it is 10-60% slower even after the arrivals went parallel (release()), so the grid
-// (variants.txt, copy `tma`) has ClusterN = 1 and the multicast stays tested, not dispatched.
+// fast as GemmWgmmaBlock (M <= 64) or 6% faster (M = 128 with 64x128 tiles); relayed clusters of
+// 2 tie with no cluster at M = 64 and lose at M = 128 (32 us against 27), so the grid (variants.txt,
+// copy `tma`) has ClusterN = 1 and the multicast stays tested, not dispatched.
 //
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; BM / ClusterN
 // a multiple of 8 (a multicast slice is whole swizzle atoms); gridDim.y a multiple of ClusterN.
@@ -50,7 +53,8 @@ struct GemmWgmmaTmaBlock {
   static constexpr int k_atoms = BK / 128, a_slice_rows = BM / cluster_n;
   static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
   static constexpr int swizzle_align = 1024;
-  static constexpr int smem_bytes = Stages * stage_bytes + 2 * Stages * 8 + swizzle_align;
+  static constexpr int barriers = cluster_n > 1 ? 3 * Stages : 2 * Stages;  // full, empty[, cluster_empty]
+  static constexpr int smem_bytes = Stages * stage_bytes + barriers * 8 + swizzle_align;
   static_assert(Epilogue::bytes <= Stages * stage_bytes,
                 "GemmWgmmaTmaBlock: the epilogue tile does not fit in the pipeline's shared memory");
 
@@ -70,11 +74,13 @@ struct GemmWgmmaTmaBlock {
     unsigned char* smem = smem_in + (swizzle_align - base % swizzle_align) % swizzle_align;
     auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes);
     uint64_t* empty = full + Stages;
+    uint64_t* cluster_empty = empty + Stages;  // cluster_n > 1 only
     const uint32_t rank = cluster_n > 1 ? cluster::block_rank() : 0;
     if (thr == 0) {
       for (int s = 0; s < Stages; ++s) {
         mbarrier::init(&full[s], 1);                      // the producer's expect_tx arrival
-        mbarrier::init(&empty[s], groups_n * cluster_n);  // every consumer warpgroup of the cluster
+        mbarrier::init(&empty[s], groups_n);              // this block's consumer warpgroups
+        if constexpr (cluster_n > 1) mbarrier::init(&cluster_empty[s], cluster_n);  // every block's relay
       }
       mbarrier::fence_init();
     }
@@ -86,7 +92,12 @@ struct GemmWgmmaTmaBlock {
     const int m0 = block_m * BM, n0 = block_n * BN;
     const int k_tiles = (p.k + BK - 1) / BK;
     if (thr >= consumer_threads) {
-      if (thr == consumer_threads) produce(map_a, map_b, smem, full, empty, m0, n0, k_tiles, rank);
+      if (thr == consumer_threads) {
+        produce(map_a, map_b, smem, full, cluster_n > 1 ? cluster_empty : empty, m0, n0, k_tiles, rank);
+      } else if constexpr (cluster_n > 1) {
+        const int lane = thr - consumer_threads - 32;  // the producer warpgroup's second warp
+        if (lane >= 0 && lane < cluster_n) relay(empty, cluster_empty, k_tiles, lane);
+      }
     } else {
       consume(p, smem, full, empty, m0, n0, k_tiles, thr);
     }
@@ -138,13 +149,19 @@ FLY_UNROLL
     Epilogue::template store<TD>(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
   }
 
-  // A consumer warpgroup's arrival on stage's empty barrier in every CTA of the cluster: lane c of
-  // its first warp arrives on CTA c's, so the arrivals leave in parallel, not one after another.
+  // A consumer warpgroup's arrival on its block's empty barrier of the stage (relay() forwards it).
   __device__ static void release(uint64_t* empty_stage, int thr_in_group) {
-    if constexpr (cluster_n > 1) {
-      if (thr_in_group < cluster_n) mbarrier::arrive_cluster(empty_stage, uint32_t(thr_in_group));
-    } else {
-      if (thr_in_group == 0) mbarrier::arrive(empty_stage);
+    if (thr_in_group == 0) mbarrier::arrive(empty_stage);
+  }
+
+  // With a cluster: once this block's consumers are done with a stage, lane c tells block c (its
+  // cluster_empty barrier), off the consumers' path. Tiles the producers wait for only: the last
+  // Stages tiles are never refilled (and the last is never released).
+  __device__ static void relay(uint64_t* empty, uint64_t* cluster_empty, int k_tiles, int lane) {
+    for (int t = 0; t < k_tiles - Stages; ++t) {
+      const int s = t % Stages;
+      mbarrier::wait(&empty[s], uint32_t(t / Stages) & 1);
+      mbarrier::arrive_cluster(&cluster_empty[s], uint32_t(lane));
     }
   }
 #endif
