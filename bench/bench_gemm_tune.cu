@@ -2,8 +2,9 @@
 // (ab, d, shape) written as a tuning table (src/dispatch/tuning/sm90a.tsv is its committed copy).
 // Variants run through their launch functions directly: fly_gemm would run the one it selects.
 // Timing per variant and shape: one warm-up and one probe call, then as many timed calls as fit in
-// ~100 ms (3 to 50), median of their GPU times (gpu_timer.cuh: the host's enqueue cost left out). A variant whose probe is over twice the best median so far keeps its
-// probe as its time: it cannot win, and slow variants on large shapes would cost seconds each.
+// ~100 ms (3 to 50), median of their GPU times (gpu_timer.cuh: the host's enqueue cost left out).
+// A variant whose probe is over twice the best median so far keeps its probe as its time: it
+// cannot win, and slow variants on large shapes would cost seconds each.
 #include <cuda_runtime.h>
 
 #include <algorithm>
