@@ -2,7 +2,7 @@
 //
 // Events recorded around a call on an idle stream also time the host between them: the launch
 // latency of a kernel, and all of a library's host path (cuBLASLt's is 10-20 us per call on the
-// H200, more than a decode GEMM's kernel). An engine replaying a CUDA graph pays neither. So, as
+// H200, comparable to a decode GEMM's kernel). An engine replaying a CUDA graph pays neither. So, as
 // nvbench does, the stream is first held by a kernel spinning on a host-mapped flag; the events
 // and the work are enqueued behind it, and only then is the flag released: the interval is the
 // work's time on the GPU. The spinning kernel gives up after a second, and the measurement is then
