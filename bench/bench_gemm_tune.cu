@@ -68,7 +68,8 @@ cudaError_t pending_error(bool* sticky) {
 }
 
 // Seconds per call of `v` on `p`, or a negative value when it could not run (reason printed).
-double time_variant(Problem& p, const GemmVariant& v, cudaStream_t stream, double best, bool* device_lost) {
+double time_variant(Problem& p, const GemmVariant& v, cudaStream_t stream, GpuTimer& timer, double best,
+                    bool* device_lost) {
   std::string failure;
   auto call = [&](int set) {
     if (!failure.empty()) return;
@@ -77,7 +78,6 @@ double time_variant(Problem& p, const GemmVariant& v, cudaStream_t stream, doubl
       if (failure.empty()) failure = "launch failed";
     }
   };
-  GpuTimer timer(stream);
   double seconds = gpu_seconds(p, timer, 1, call, /*warmup=*/1);
   if (failure.empty()) {
     if (cudaError_t e = pending_error(device_lost); e != cudaSuccess) failure = cudaGetErrorString(e);
@@ -173,6 +173,7 @@ int run_gemm_tuning(const std::string& path, const std::string& command) {
 
   cudaStream_t stream;
   if (!check(cudaStreamCreate(&stream), "cudaStreamCreate")) return 1;
+  GpuTimer timer(stream);  // one host-mapped flag and event pair for the whole run
   int entries = 0;
   int status = 0;
   for (auto [ab, d] : dtype_pairs(variants)) {
@@ -192,7 +193,7 @@ int run_gemm_tuning(const std::string& path, const std::string& command) {
       double best = 0.0;
       for (const GemmVariant* v : variants) {
         if (v->ab_type != ab || v->d_type != d || align % std::max(v->align_elems, 1) != 0) continue;
-        double const t = time_variant(p, *v, stream, best, &device_lost);
+        double const t = time_variant(p, *v, stream, timer, best, &device_lost);
         if (device_lost) break;
         if (t < 0) continue;
         times.push_back({v, t});

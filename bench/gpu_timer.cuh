@@ -20,8 +20,6 @@ class GpuTimer {
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
 
-  bool ok() const { return ok_; }
-
   // Milliseconds the GPU spent on what `enqueue()` puts on the stream; negative when the hold gave
   // up before `enqueue` returned or a CUDA call failed.
   template <class Enqueue>
