@@ -142,16 +142,12 @@ FLY_UNROLL
       const uint32_t addr_a = detail::smem_u32(smem + s * stage_bytes), addr_b = addr_a + a_bytes;
       Mma::template issue<BN, BK / 32>(addr_b + b_rows, addr_a, 0, acc);
       Mma::template wait<1>(acc);  // tile kt - 1's batch is done: free its stage
-      if (kt > 0) release(&empty[(kt - 1) % Stages], thr % 128);
+      // tile kt - 1's stage: one arrival per warpgroup on this block's barrier (relay() forwards it)
+      if (kt > 0 && thr % 128 == 0) mbarrier::arrive(&empty[(kt - 1) % Stages]);
     }
     Mma::template wait<0>(acc);
     consumers_sync();  // every consumer is done with the stages: the epilogue reuses them
     Epilogue::template store<TD>(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
-  }
-
-  // A consumer warpgroup's arrival on its block's empty barrier of the stage (relay() forwards it).
-  __device__ static void release(uint64_t* empty_stage, int thr_in_group) {
-    if (thr_in_group == 0) mbarrier::arrive(empty_stage);
   }
 
   // With a cluster: once this block's consumers are done with a stage, lane c tells block c (its
