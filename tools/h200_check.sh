@@ -6,8 +6,12 @@
 # shape, about 3 minutes), copies the new table to $OUT/sm90a.tsv (commit it as
 # src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
 # rows of fly_bench again (bench_tuned.txt).
+# FLY_REQUIRE_GPU=1 (exported) makes fly_bench (and any test that honours it) fail when no GPU is
+# seen, instead of leaving the GPU rows out. After fly_bench, bench/pa_decode_sdpa.py times the
+# paged-decode peer (PyTorch SDPA, cuDNN) on the same shapes: sdpa.txt.
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 set -uo pipefail
+export FLY_REQUIRE_GPU=1
 out=${OUT:-/tmp/fly-h200}
 tune=${TUNE:-0}
 logs="$out/logs"
@@ -20,15 +24,19 @@ jobs=$(nproc)
 } 2>&1 | tee "$logs/machine.txt"
 
 status=0
-cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= >"$logs/configure.log" 2>&1 || status=1
+# GEMM_FILTER / PA_FILTER (regexes over variant names) narrow the grids for a quick development run;
+# unset, the whole grid is built as in CI.
+cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= \
+  "-DFLY_GEMM_FILTER=${GEMM_FILTER:-.*}" "-DFLY_PA_DECODE_FILTER=${PA_FILTER:-.*}" >"$logs/configure.log" 2>&1 || status=1
 if ((status == 0)); then
   cmake --build --preset cuda -j "$jobs" >"$logs/build.log" 2>&1 || status=2
 fi
 if ((status == 0)); then
   ctest --preset cuda -j 8 --output-on-failure >"$logs/ctest.log" 2>&1 || status=3
   if [[ $tune != 1 ]]; then  # a tuning run benches once, with the new table (fits one 10-minute call)
-    build/cuda/bench/fly_bench --benchmark_min_time=0.2 --benchmark_out="$out/bench.json" \
+    build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=${BENCH_FILTER:-.}" --benchmark_out="$out/bench.json" \
       --benchmark_out_format=json >"$out/bench.txt" 2>&1 || status=4
+    python3 bench/pa_decode_sdpa.py >"$out/sdpa.txt" 2>&1  # never fails the check: it prints what it skipped
   fi
 fi
 if ((status == 0)) && [[ $tune == 1 ]]; then
@@ -54,6 +62,9 @@ grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
     --ptxas-log build/cuda/test/origin/origin_sm90_cubin.ptxas.log 2>&1 | head -12
   echo "== fly_bench"
   grep -E "^BM_|^gemm/|^fly_bench" "$out/bench.txt" 2>/dev/null | cut -c1-230
+  echo "== pa_decode: fly (GPU time per call in a replayed graph of 20) beside SDPA (bf16 peer for both kv types)"
+  grep -E "^pa_decode/" "$out/bench.txt" 2>/dev/null | cut -c1-260
+  grep -E "^sdpa |^# torch" "$out/sdpa.txt" 2>/dev/null | cut -c1-260
   if [[ $tune == 1 ]]; then
     echo "== fly_bench --tune (table: $out/sm90a.tsv)"
     cut -c1-200 "$out/tune.txt" 2>/dev/null | tail -80

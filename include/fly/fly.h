@@ -156,6 +156,109 @@ const char* fly_gemm_variant_name(int index);
 fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, char* buffer,
                               size_t buffer_bytes);
 
+
+/* ---- Paged-attention decode ------------------------------------------------------------------- *
+ *
+ * For each sequence s, new query token i (0 <= i < q_len) and query head h, with kv head
+ * g = h / (num_q_heads / num_kv_heads):
+ *   out[s,i,h,:] = sum_t softmax_t(logit(s,i,h,t)) * V[s,g,t,:],  logit = scale * q[s,i,h,:] . K[s,g,t,:]
+ * (then soft-capped: cap * tanh(logit / cap) when logit_softcap > 0), over the tokens t the query may
+ * see: t < L where L = seq_lens[s]; causal among the q_len new tokens, which are the last q_len of
+ * the sequence (query i sees t <= L - q_len + i); with sliding_window W > 0 also t > L - q_len + i - W
+ * (the query sees itself and the W - 1 tokens before it). sinks (one fp32 logit per query head, or
+ * null) join the softmax denominator only. Token t of sequence s lives in physical block
+ * block_tables[s * block_table_stride + t / block_size], slot t % block_size. fp8 caches are
+ * dequantised as value * k_scale (K) and value * v_scale (V). Accumulation is fp32; out is rounded
+ * once to q's type. A query that sees no token (seq_lens[s] == 0, or L < q_len for its position)
+ * gets out = 0 and lse = -inf.
+ *
+ * Rules (FLY_STATUS_INVALID_ARGUMENT / FLY_STATUS_NOT_SUPPORTED with fly_last_error() as for GEMM):
+ *  - num_seqs, q_len, num_q_heads, num_kv_heads >= 1; num_q_heads % num_kv_heads == 0.
+ *  - q and out: [num_seqs, q_len, num_q_heads, head_dim] of q_type (BF16 or F16), head_dim
+ *    contiguous, the other strides explicit in elements (any order, >= 0, no overlap of out's rows).
+ *  - lse: null, or [num_seqs, q_len, num_q_heads] contiguous fp32, written with the natural-log
+ *    log-sum-exp of each query's logits (sinks included).
+ *  - kv_type BF16 or F16 (equal to q_type), or E4M3FN / E4M3FNUZ (either q_type). k_scale,
+ *    v_scale: device pointers to one fp32 each (null = 1), read when the kernel runs; they
+ *    dequantise fp8 caches and are ignored for 16-bit ones.
+ *  - k_cache / v_cache: num_blocks blocks of kv_layout (below), block i at k_cache + i *
+ *    k_block_stride elements (v likewise), so K and V may share one allocation. Within a block:
+ *      FLY_KV_LAYOUT_VLLM: K [num_kv_heads][head_dim / x][block_size][x], x = 16 bytes of elements;
+ *                          V [num_kv_heads][head_dim][block_size]
+ *      FLY_KV_LAYOUT_NHD:  [block_size][num_kv_heads][head_dim] (K and V alike)
+ *      FLY_KV_LAYOUT_HND:  [num_kv_heads][block_size][head_dim] (K and V alike)
+ *  - block_tables: int32 [num_seqs][block_table_stride], max_blocks_per_seq valid columns; block
+ *    ids are 32-bit, addresses 64-bit. seq_lens: int32 [num_seqs].
+ *  - max_seq_len (host value, >= 1) bounds every seq_lens[s] and sizes the grid: seq_lens[s] is
+ *    clamped on the device to [0, min(max_seq_len, max_blocks_per_seq * block_size)], and a
+ *    block id outside [0, num_blocks) reads as zeros: bad device data never reads or writes
+ *    outside the caller's buffers.
+ *  - head_dim 64, 128 or 256; block_size 16, 32 or 64; q_len 1 to 4 (speculative decoding).
+ *  - The call reads no device memory on the host, never allocates and never synchronises: it can
+ *    be captured in a CUDA graph and replayed with changed seq_lens, block tables, scales and data
+ *    (within max_seq_len). workspace: fly_pa_decode_workspace_size bytes of device memory, which
+ *    depend only on num_seqs, q_len, num_q_heads, head_dim and max_seq_len. */
+typedef enum fly_kv_layout_t {
+  FLY_KV_LAYOUT_VLLM = 0, /* vLLM's paged cache: K split in x = 16-byte groups, V dim-major */
+  FLY_KV_LAYOUT_NHD = 1,  /* [block_size, num_kv_heads, head_dim] per block */
+  FLY_KV_LAYOUT_HND = 2   /* [num_kv_heads, block_size, head_dim] per block */
+} fly_kv_layout_t;
+
+/* A static lower-case name: "vllm", "nhd", "hnd"; "unknown" otherwise. */
+const char* fly_kv_layout_string(fly_kv_layout_t layout);
+
+typedef struct fly_pa_decode_args {
+  size_t struct_size;                  /* sizeof(fly_pa_decode_args), set by FLY_PA_DECODE_ARGS_INIT */
+  int64_t num_seqs, q_len;             /* batch and new tokens per sequence (1..4) */
+  int64_t num_q_heads, num_kv_heads;   /* num_q_heads % num_kv_heads == 0 */
+  int64_t head_dim;                    /* 64, 128, 256 */
+  fly_dtype_t q_type;                  /* BF16 or F16; out has the same type */
+  fly_dtype_t kv_type;                 /* q_type, E4M3FN or E4M3FNUZ */
+  fly_kv_layout_t kv_layout;
+  const void* q;                       /* [num_seqs, q_len, num_q_heads, head_dim] */
+  int64_t q_stride_seq, q_stride_token, q_stride_head;        /* elements */
+  void* out;                           /* like q, written */
+  int64_t out_stride_seq, out_stride_token, out_stride_head;  /* elements */
+  float* lse;                          /* [num_seqs, q_len, num_q_heads] fp32, or null */
+  const void* k_cache;
+  const void* v_cache;
+  int64_t num_blocks, block_size;      /* blocks in the cache; tokens per block (16, 32, 64) */
+  int64_t k_block_stride, v_block_stride;  /* elements from one block to the next */
+  const int32_t* block_tables;         /* [num_seqs, block_table_stride] */
+  int64_t block_table_stride, max_blocks_per_seq;
+  const int32_t* seq_lens;             /* [num_seqs] */
+  int64_t max_seq_len;                 /* host bound of every seq_lens[s] */
+  const float* k_scale;                /* fp8 K scale (device pointer) or null for 1; 16-bit: ignored */
+  const float* v_scale;                /* fp8 V scale (device pointer) or null for 1; 16-bit: ignored */
+  float scale;                         /* softmax scale, usually 1/sqrt(head_dim) */
+  float logit_softcap;                 /* 0 = off; else logit = cap * tanh(logit / cap) */
+  int64_t sliding_window;              /* 0 = off; else tokens a query sees, itself included */
+  const float* sinks;                  /* [num_q_heads] fp32 sink logits, or null */
+} fly_pa_decode_args;
+
+/* struct_size = sizeof, every other field 0 / null (dtypes F32, layout VLLM): set them all. */
+#define FLY_PA_DECODE_ARGS_INIT                                                                    \
+  {sizeof(fly_pa_decode_args), 0, 0, 0, 0, 0, FLY_DTYPE_F32, FLY_DTYPE_F32, FLY_KV_LAYOUT_VLLM,    \
+   NULL, 0, 0, 0, NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, NULL, NULL,    \
+   0.0f, 0.0f, 0, NULL}
+
+/* The workspace fly_pa_decode needs, in bytes (split-K partial results). Validates the arguments
+ * as fly_pa_decode does; reads no tensor data. */
+fly_status_t fly_pa_decode_workspace_size(fly_handle_t handle, const fly_pa_decode_args* args, size_t* bytes);
+
+/* Runs the decode on `stream` (host backend: null stream, synchronous, multi-threaded). */
+fly_status_t fly_pa_decode(fly_handle_t handle, const fly_pa_decode_args* args, void* workspace,
+                           size_t workspace_bytes, void* stream);
+
+/* Variants compiled in: index 0 is "host_reference", then the GPU kernels. */
+int fly_pa_decode_variant_count(void);
+const char* fly_pa_decode_variant_name(int index);
+
+/* As fly_gemm_explain: the variant and split fly_pa_decode would run, and why. */
+#define FLY_PA_DECODE_EXPLAIN_BYTES 512
+fly_status_t fly_pa_decode_explain(fly_handle_t handle, const fly_pa_decode_args* args, char* buffer,
+                                   size_t buffer_bytes);
+
 #ifdef __cplusplus
 }
 #endif

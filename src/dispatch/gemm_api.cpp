@@ -2,10 +2,10 @@
 // introspection and FLY_LOG_DISPATCH.
 #include <cstdio>
 #include <cstring>
-#include <new>
 #include <string>
 
 #include "fly/fly.h"
+#include "guarded.hpp"
 #include "handle.hpp"
 #include "host_gemm.hpp"
 #include "status_internal.hpp"
@@ -16,38 +16,6 @@ namespace {
 using fly::detail::fail;
 using fly::dispatch::GemmDecision;
 using fly::dispatch::GemmProblem;
-
-fly_status_t internal_error(const char* fn, const std::exception* e) {
-  std::string msg = std::string(fn) + ": ";
-  if (dynamic_cast<const std::bad_alloc*>(e) != nullptr) {
-    msg += "out of memory";
-  } else {
-    msg += "unexpected exception";
-    if (e != nullptr) msg += std::string(" (") + e->what() + ")";
-  }
-  return fail(FLY_STATUS_INTERNAL_ERROR, msg);
-}
-
-// Runs `body` (returning a status), turning any exception into FLY_STATUS_INTERNAL_ERROR.
-template <class Body>
-fly_status_t guarded(const char* fn, Body&& body) noexcept {
-  fly::detail::clear_error();
-  try {
-    return body();
-  } catch (const std::exception& e) {
-    try {
-      return internal_error(fn, &e);
-    } catch (...) {
-      return FLY_STATUS_INTERNAL_ERROR;
-    }
-  } catch (...) {
-    try {
-      return internal_error(fn, nullptr);
-    } catch (...) {
-      return FLY_STATUS_INTERNAL_ERROR;
-    }
-  }
-}
 
 fly::dispatch::Target target_of(const fly_handle_s& h) {
   return h.device.backend == FLY_BACKEND_HOST ? fly::dispatch::Target::host : h.device.target;
@@ -80,7 +48,7 @@ extern "C" const char* fly_gemm_variant_name(int index) {
 }
 
 extern "C" fly_status_t fly_gemm_workspace_size(fly_handle_t handle, const fly_gemm_args* args, size_t* bytes) {
-  return guarded("fly_gemm_workspace_size", [&]() -> fly_status_t {
+  return fly::detail::guarded("fly_gemm_workspace_size", [&]() -> fly_status_t {
     const char* fn = "fly_gemm_workspace_size";
     if (handle != nullptr && bytes == nullptr) return fail(FLY_STATUS_INVALID_ARGUMENT, std::string(fn) + ": bytes is null");
     GemmProblem p{};
@@ -92,7 +60,7 @@ extern "C" fly_status_t fly_gemm_workspace_size(fly_handle_t handle, const fly_g
 
 extern "C" fly_status_t fly_gemm(fly_handle_t handle, const fly_gemm_args* args, void* workspace,
                                  size_t workspace_bytes, void* stream) {
-  return guarded("fly_gemm", [&]() -> fly_status_t {
+  return fly::detail::guarded("fly_gemm", [&]() -> fly_status_t {
     const char* fn = "fly_gemm";
     GemmProblem p{};
     if (fly_status_t st = front(fn, handle, args, &p); st != FLY_STATUS_SUCCESS) return st;
@@ -129,7 +97,7 @@ extern "C" fly_status_t fly_gemm(fly_handle_t handle, const fly_gemm_args* args,
 }
 
 extern "C" fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, char* buffer, size_t buffer_bytes) {
-  return guarded("fly_gemm_explain", [&]() -> fly_status_t {
+  return fly::detail::guarded("fly_gemm_explain", [&]() -> fly_status_t {
     const char* fn = "fly_gemm_explain";
     if (buffer != nullptr && buffer_bytes > 0) buffer[0] = '\0';
     if (handle != nullptr) {

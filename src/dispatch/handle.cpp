@@ -16,6 +16,7 @@ fly_handle_t make_handle(const platform::DeviceInfo& device, std::span<const Gem
   h->device = device;
   h->variants = variants;
   h->tuning = tuning;
+  h->pa_decode_variants = pa_decode_variants();
   const char* log = std::getenv("FLY_LOG_DISPATCH");
   h->log_dispatch = log != nullptr && log[0] != '\0' && std::strcmp(log, "0") != 0;
   return h;

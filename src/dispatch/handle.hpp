@@ -12,6 +12,7 @@
 #include "fly/fly.h"
 #include "gemm_registry.hpp"
 #include "gemm_tuning.hpp"
+#include "pa_decode/pa_decode_registry.hpp"
 #include "platform.hpp"
 
 namespace fly::dispatch {
@@ -29,6 +30,7 @@ struct fly_handle_s {
   fly::platform::DeviceInfo device;                      // backend HOST for the host backend
   std::span<const fly::dispatch::GemmVariant> variants;  // the registry (tests substitute their own)
   std::span<const fly::dispatch::GemmTuning> tuning;     // the tuning tables (tests: their own or none)
+  std::span<const fly::dispatch::PaDecodeVariant> pa_decode_variants;  // the paged-decode registry
   bool log_dispatch = false;                             // FLY_LOG_DISPATCH at creation
 
   // The decision for `problem`, from the cache or computed (and cached). Thread-safe. `with_line`:

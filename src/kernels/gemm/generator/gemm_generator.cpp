@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../../generator/grid_core.hpp"
 #include "fly/atom/mma_traits_gfx942.hpp"
 #include "fly/atom/mma_traits_sm90.hpp"
 #include "fly/layout/dynamic.hpp"
@@ -106,13 +107,7 @@ const std::map<std::string, std::string> kDtypeEnum = {
     {"bf16", "FLY_DTYPE_BF16"}, {"f16", "FLY_DTYPE_F16"}, {"f32", "FLY_DTYPE_F32"},
     {"e4m3fn", "FLY_DTYPE_E4M3FN"}, {"e4m3fnuz", "FLY_DTYPE_E4M3FNUZ"}};
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, sep);)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
+using fly::gen::split;
 
 struct Cell {
   std::string target, ab, d, copy;
@@ -351,26 +346,11 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
 
 int main(int argc, char** argv) {
   std::string table, out, filter = ".*", targets = "sm90a,gfx942", registry_targets;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string k = argv[i], v = argv[i + 1];
-    if (k == "--table") table = v;
-    else if (k == "--out") out = v;
-    else if (k == "--filter") filter = v;
-    else if (k == "--targets") targets = v;
-    else if (k == "--registry") registry_targets = v;
-    else {
-      std::cerr << "fly_gemm_generator: unknown option " << k << "\n";
-      return 2;
-    }
-  }
-  if (table.empty() || out.empty()) {
+  if (!fly::gen::parse_options(argc, argv, {{"table", &table}, {"out", &out}, {"filter", &filter}, {"targets", &targets},
+                                            {"registry", &registry_targets}}) ||
+      table.empty() || out.empty()) {
     std::cerr << "usage: fly_gemm_generator --table <variants.txt> --out <dir> [--filter <regex>] [--targets t,..] "
                  "[--registry t,..]\n";
-    return 2;
-  }
-  std::ifstream in(table);
-  if (!in) {
-    std::cerr << "fly_gemm_generator: cannot read " << table << "\n";
     return 2;
   }
   const auto mmas = mma_table();
@@ -379,54 +359,46 @@ int main(int argc, char** argv) {
   auto has = [](const std::vector<std::string>& v, const std::string& x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   };
-  const std::regex keep(filter);
+  fly::gen::Emitter emit(filter);
   std::vector<std::pair<Cell, int>> registry;
-  std::string line;
-  for (int lineno = 1; std::getline(in, line); ++lineno) {
-    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    std::stringstream ss(line);
-    std::string target, ab, ds, tiles, copies;
-    if (!(ss >> target)) continue;
-    if (!(ss >> ab >> ds >> tiles >> copies)) {
-      std::cerr << table << ":" << lineno << ": expected: target ab d-list tile-list copy-list\n";
-      return 2;
-    }
-    auto mma_it = mmas.find(target + "/" + ab);
+  // columns: target ab d-list tile-list copy-list
+  const bool ok = fly::gen::for_each_row(table, 5, [&](int lineno, const std::vector<std::string>& row) {
+    auto mma_it = mmas.find(row[0] + "/" + row[1]);
     if (mma_it == mmas.end()) {
-      std::cerr << table << ":" << lineno << ": no MMA atom for " << target << "/" << ab << "\n";
-      return 2;
+      std::cerr << table << ":" << lineno << ": no MMA atom for " << row[0] << "/" << row[1] << "\n";
+      return false;
     }
-    if (!has(enabled, target)) continue;
-    for (const auto& d : split(ds, ','))
-      for (const auto& tile : split(tiles, ','))
-        for (const auto& c : split(copies, ',')) {
-          Cell cell;
-          cell.target = target;
-          cell.ab = ab;
-          cell.d = d;
-          cell.copy = c;
-          if (!parse_tile(tile, cell) || !kDtypeCpp.count(d) || !kCopies.count(c)) {
-            std::cerr << table << ":" << lineno << ": bad cell " << d << " " << tile << " " << c << "\n";
-            return 2;
-          }
-          if (!std::regex_match(cell.name(), keep)) continue;
-          int align = 1;
-          std::string why;
-          try {
-            why = check(cell, mma_it->second, kCopies.at(c), align);
-          } catch (const std::exception& e) {
-            why = std::string("the layout algebra rejects the tiling: ") + e.what();
-          }
-          if (!why.empty()) {
-            std::cout << "reject " << cell.name() << ": " << why << "\n";
-            continue;
-          }
-          const std::string path = out + "/" + cell.name() + (target == "sm90a" ? ".cu" : ".hip");
-          write_tu(path, cell, mma_it->second, kCopies.at(c));
-          std::cout << "file " << target << " " << path << "\n";
-          if (has(linked, target)) registry.emplace_back(cell, align);
-        }
-  }
+    if (!has(enabled, row[0])) return true;
+    for (const auto& v : fly::gen::expand(row)) {
+      Cell cell;
+      cell.target = v[0];
+      cell.ab = v[1];
+      cell.d = v[2];
+      cell.copy = v[4];
+      if (!parse_tile(v[3], cell) || !kDtypeCpp.count(cell.d) || !kCopies.count(cell.copy)) {
+        std::cerr << table << ":" << lineno << ": bad cell " << v[2] << " " << v[3] << " " << v[4] << "\n";
+        return false;
+      }
+      if (!emit.wanted(cell.name())) continue;
+      int align = 1;
+      std::string why;
+      try {
+        why = check(cell, mma_it->second, kCopies.at(cell.copy), align);
+      } catch (const std::exception& e) {
+        why = std::string("the layout algebra rejects the tiling: ") + e.what();
+      }
+      if (!why.empty()) {
+        emit.reject(cell.name(), why);
+        continue;
+      }
+      const std::string path = out + "/" + cell.name() + (cell.target == "sm90a" ? ".cu" : ".hip");
+      write_tu(path, cell, mma_it->second, kCopies.at(cell.copy));
+      emit.file(cell.target, path);
+      if (has(linked, cell.target)) registry.emplace_back(cell, align);
+    }
+    return true;
+  });
+  if (!ok) return 2;
   // the registry of the variants whose launch functions are linked into libfly
   const std::string reg_path = out + "/gemm_registry_generated.cpp";
   std::ofstream r(reg_path);
@@ -441,6 +413,6 @@ int main(int argc, char** argv) {
   if (registry.empty()) r << "    {nullptr, Target::host, FLY_DTYPE_F32, FLY_DTYPE_F32, 1, 1, 1, 1, nullptr},\n";
   r << "};\n}  // namespace\n\nstd::span<const GemmVariant> gemm_variants() {\n  return std::span<const GemmVariant>(kVariants, "
     << registry.size() << ");\n}\n}  // namespace fly::dispatch\n";
-  std::cout << "registry " << reg_path << " " << registry.size() << "\n";
+  emit.registry(reg_path, registry.size());
   return 0;
 }

@@ -1,0 +1,108 @@
+// Launching a generated paged-decode variant on the caller's CUDA stream: the kernel (one block
+// per sequence x kv head x row chunk x split) and, with several splits, the reduction. No
+// allocation, no synchronisation, no device memory read on the host: graph-capturable.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "pa_decode_params.hpp"
+#include "pa_decode_registry.hpp"
+#include "status_internal.hpp"
+
+namespace fly::dispatch {
+
+inline kernels::PagedCacheView cache_view(const void* base, int64_t block_stride, const KvBlockStrides& s) {
+  // vLLM's K keeps a block's tokens adjacent within each 16-byte group of the head dimension
+  return {base, block_stride, s.head, s.slot, s.chunk, s.dim, !s.dim_major && s.chunk > s.slot};
+}
+
+inline kernels::PaDecodeParams pa_decode_params(const PaDecodeProblem& p, const PaDecodePlan& plan) {
+  kernels::PaDecodeParams k{};
+  k.q = p.q;
+  k.q_seq = p.q_stride_seq;
+  k.q_token = p.q_stride_token;
+  k.q_head = p.q_stride_head;
+  k.out = p.out;
+  k.out_seq = p.out_stride_seq;
+  k.out_token = p.out_stride_token;
+  k.out_head = p.out_stride_head;
+  k.lse = p.lse;
+  k.q_bf16 = p.q_type == FLY_DTYPE_BF16;
+  k.k = cache_view(p.k_cache, p.k_block_stride, k_block_strides(p));
+  k.v = cache_view(p.v_cache, p.v_block_stride, v_block_strides(p));
+  k.block_tables = p.block_tables;
+  k.block_table_stride = p.block_table_stride;
+  k.num_blocks = int32_t(p.num_blocks);
+  int log2 = 0;
+  while ((int64_t{1} << log2) < p.block_size) ++log2;
+  k.block_size_log2 = log2;
+  const int64_t table_tokens = p.max_blocks_per_seq * p.block_size;
+  k.max_len = int32_t(p.max_seq_len < table_tokens ? p.max_seq_len : table_tokens);
+  k.seq_lens = p.seq_lens;
+  k.num_seqs = int32_t(p.num_seqs);
+  k.num_kv_heads = int32_t(p.num_kv_heads);
+  k.group = int32_t(p.group());
+  k.q_len = int32_t(p.q_len);
+  const float fp8 = p.kv_type == FLY_DTYPE_E4M3FN ? 256.f : p.kv_type == FLY_DTYPE_E4M3FNUZ ? 128.f : 1.f;
+  k.k_scale = fp8 != 1.f ? p.k_scale : nullptr;  // the scales dequantise fp8 caches only
+  k.v_scale = fp8 != 1.f ? p.v_scale : nullptr;
+  k.k_dequant = fp8;
+  k.v_dequant = fp8;
+  k.scale = p.scale;
+  k.softcap = p.logit_softcap;
+  k.window = int32_t(p.sliding_window);
+  k.sinks = p.sinks;
+  k.row_chunks = plan.row_chunks;
+  k.splits = plan.splits;
+  k.split_tokens = int32_t(plan.split_tokens);
+  const int64_t rows = p.num_seqs * p.q_len * p.num_q_heads;
+  k.partial_o = static_cast<float*>(plan.workspace);
+  k.partial_ml = plan.splits > 1 ? k.partial_o + int64_t(plan.splits) * rows * p.head_dim : nullptr;
+  return k;
+}
+
+// cudaFuncSetAttribute for more than 48 KB of dynamic shared memory, once per device.
+template <class Kernel>
+cudaError_t allow_smem(Kernel kernel, int bytes, std::atomic<uint64_t>& done) {
+  if (bytes <= 48 * 1024) return cudaSuccess;
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+  if (bit != 0 && (done.load(std::memory_order_acquire) & bit)) return cudaSuccess;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_acq_rel);
+  return e;
+}
+
+template <class Tile>
+fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void (*reduce)(kernels::PaDecodeParams, bool),
+                                   const PaDecodeProblem& p, const PaDecodePlan& plan, void* stream) {
+  static std::atomic<uint64_t> smem_done{0};
+  const char* fn = "fly_pa_decode";
+  if (p.num_blocks > INT32_MAX || p.max_seq_len > INT32_MAX - 2 * int64_t(Tile::tokens))
+    return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": the sm_90a kernels take num_blocks and max_seq_len below 2^31");
+  const int64_t blocks = p.num_seqs * p.num_kv_heads * plan.row_chunks * plan.splits;
+  const int64_t rows = p.num_seqs * p.q_len * p.num_q_heads;
+  if (blocks > INT32_MAX || rows > INT32_MAX)
+    return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": " + std::to_string(blocks) +
+                                                      " blocks exceed the grid's 2^31 - 1");
+  if (plan.splits > 1 && plan.workspace == nullptr)
+    return detail::fail(FLY_STATUS_INTERNAL_ERROR, std::string(fn) + ": a split plan without workspace");
+  if (cudaError_t e = allow_smem(kernel, Tile::smem_bytes, smem_done); e != cudaSuccess)
+    return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string(fn) + ": cannot give the kernel " +
+                                                     std::to_string(Tile::smem_bytes) + " bytes of shared memory: " +
+                                                     cudaGetErrorString(e));
+  const kernels::PaDecodeParams params = pa_decode_params(p, plan);
+  auto s = static_cast<cudaStream_t>(stream);
+  kernel<<<unsigned(blocks), Tile::threads, Tile::smem_bytes, s>>>(params);
+  if (plan.splits > 1) reduce<<<unsigned(rows), 64, 0, s>>>(params, p.q_type == FLY_DTYPE_BF16);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string(fn) + ": kernel launch failed: " + cudaGetErrorString(e));
+  return FLY_STATUS_SUCCESS;
+}
+
+}  // namespace fly::dispatch

@@ -1,0 +1,56 @@
+// The paged-decode variant registry and the dispatcher's plan: which compiled kernel runs a
+// problem, with how many context splits. Internal (C++), not part of the C API.
+//
+// The generated sm_90a kernels define pa_decode_variants() (pa_decode/variants.txt); a build without
+// them links pa_decode_registry_host.cpp, an empty list.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "fly/fly.h"
+#include "gemm_registry.hpp"  // Target
+#include "pa_decode_problem.hpp"
+
+namespace fly::dispatch {
+
+// How one launch covers a problem: each (sequence, kv head, row chunk, split) is one block of the
+// kernel; splits > 1 writes partial results to the workspace and a reduce kernel combines them.
+struct PaDecodePlan {
+  int splits = 1;              // context splits per (sequence, kv head)
+  int64_t split_tokens = 0;    // tokens per split, a multiple of the variant's tokens per step
+  int row_chunks = 1;          // blocks along the group x q_len query rows, rows_per_block each
+  void* workspace = nullptr;   // splits > 1: partial outputs (pa_decode_workspace_bytes)
+};
+
+struct PaDecodeVariant {
+  const char* name;       // e.g. "pa_decode_sm90a_d128_bf16_vtok_t64w4s4"
+  Target target;
+  fly_dtype_t kv_class;   // BF16 or F16 (q_type == kv_type), or E4M3FN for both fp8 types (either q type)
+  int head_dim;
+  bool v_dim_major;       // V stored [head_dim][block_size] (the vLLM layout) rather than token-major
+  int rows_per_block;     // query rows (group x q_len) one block computes
+  int tokens_per_step;    // context tokens a block loads per pipeline stage
+  int warps, stages;
+  // Enqueues the decode (and the reduce when plan.splits > 1) on the caller's stream.
+  fly_status_t (*launch)(const PaDecodeProblem&, const PaDecodePlan&, void* stream);
+};
+
+// Every variant compiled into the library (empty without generated GPU kernels).
+std::span<const PaDecodeVariant> pa_decode_variants();
+
+// The most splits a call may use for max_seq_len: what the workspace is sized for.
+int pa_decode_max_splits(int64_t max_seq_len) noexcept;
+
+// Workspace bytes for a problem (depends only on num_seqs, q_len, num_q_heads, head_dim and
+// max_seq_len): partial fp32 outputs and (max, sum) pairs for pa_decode_max_splits splits.
+size_t pa_decode_workspace_bytes(const PaDecodeProblem& p) noexcept;
+
+// The variant and plan for `problem` on a `target` device with `multiprocessors` SMs, or null
+// when none fits; `why` (if not null) gets a one-line reason for fly_pa_decode_explain.
+const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant> variants, const PaDecodeProblem& problem,
+                                                Target target, int multiprocessors, PaDecodePlan* plan, std::string* why);
+
+}  // namespace fly::dispatch

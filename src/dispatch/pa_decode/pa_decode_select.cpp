@@ -1,0 +1,107 @@
+// Picking a paged-decode variant and its split plan (pa_decode_registry.hpp).
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "pa_decode_registry.hpp"
+
+namespace fly::dispatch {
+namespace {
+
+// A split shorter than this costs more in partial results and reduction than it gains in blocks.
+constexpr int64_t kMinSplitTokens = 256;
+constexpr int kMaxSplits = 64;
+// Blocks per SM the split count aims for: at least two waves' worth keeps every SM streaming while
+// blocks start and finish.
+constexpr int64_t kBlocksPerSm = 4;
+
+bool eligible(const PaDecodeVariant& v, const PaDecodeProblem& p, Target target, std::string& why) {
+  if (v.target != target || v.launch == nullptr) return false;
+  const bool fp8 = p.kv_type == FLY_DTYPE_E4M3FN || p.kv_type == FLY_DTYPE_E4M3FNUZ;
+  const fly_dtype_t kv_class = fp8 ? FLY_DTYPE_E4M3FN : p.kv_type;
+  if (v.kv_class != kv_class || v.head_dim != p.head_dim) return false;
+  const bool dim_major = p.layout == FLY_KV_LAYOUT_VLLM;
+  if (v.v_dim_major != dim_major) return false;
+  why.clear();
+  return true;
+}
+
+// Tuning switches read once per process (docs/pa-decode.md): FLY_PA_DECODE_VARIANT=<name> restricts
+// the choice to one variant; FLY_PA_DECODE_BLOCKS_PER_SM=<n> sets the blocks per SM the split
+// count aims for.
+const char* forced_variant() {
+  static const char* name = std::getenv("FLY_PA_DECODE_VARIANT");
+  return name != nullptr && name[0] != '\0' ? name : nullptr;
+}
+int64_t blocks_per_sm() {
+  static const int64_t n = [] {
+    const char* v = std::getenv("FLY_PA_DECODE_BLOCKS_PER_SM");
+    const long x = v != nullptr ? std::strtol(v, nullptr, 10) : 0;
+    return x >= 1 && x <= 64 ? int64_t(x) : kBlocksPerSm;
+  }();
+  return n;
+}
+
+}  // namespace
+
+int pa_decode_max_splits(int64_t max_seq_len) noexcept {
+  const int64_t by_len = (max_seq_len + kMinSplitTokens - 1) / kMinSplitTokens;
+  return int(std::clamp<int64_t>(by_len, 1, kMaxSplits));
+}
+
+size_t pa_decode_workspace_bytes(const PaDecodeProblem& p) noexcept {
+  const int splits = pa_decode_max_splits(p.max_seq_len);
+  if (splits <= 1) return 0;
+  // per split and query row: head_dim partial outputs, then (max, sum); saturates instead of wrapping
+  // (a problem that large fails its allocation, not its arithmetic)
+  size_t bytes = sizeof(float);
+  for (int64_t f : {int64_t(splits), p.num_seqs, p.q_len, p.num_q_heads, p.head_dim + 2}) {
+    if (f > 0 && bytes > SIZE_MAX / size_t(f)) return SIZE_MAX;
+    bytes *= size_t(f);
+  }
+  return bytes;
+}
+
+const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant> variants, const PaDecodeProblem& p,
+                                                Target target, int multiprocessors, PaDecodePlan* plan,
+                                                std::string* why) {
+  const PaDecodeVariant* best = nullptr;
+  std::string reason;
+  const int64_t rows = p.rows_per_kv_head();
+  for (const PaDecodeVariant& v : variants) {
+    if (!eligible(v, p, target, reason)) continue;
+    if (forced_variant() != nullptr && std::string(v.name) != forced_variant()) continue;
+    // fewest row chunks (each re-reads the cache, from L2 at best), then the deepest pipeline
+    auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
+    if (best == nullptr || chunks(v) < chunks(*best) ||
+        (chunks(v) == chunks(*best) && v.tokens_per_step * v.stages > best->tokens_per_step * best->stages))
+      best = &v;
+  }
+  if (best == nullptr) {
+    if (why != nullptr)
+      *why = "no compiled " + std::string(target_name(target)) + " variant for head_dim " + std::to_string(p.head_dim) +
+             ", kv " + fly_dtype_string(p.kv_type) + (p.kv_type == p.q_type ? "" : std::string(" with q ") + fly_dtype_string(p.q_type)) +
+             ", V " + (p.layout == FLY_KV_LAYOUT_VLLM ? "dim-major (vllm)" : "token-major (nhd/hnd)");
+    return nullptr;
+  }
+  PaDecodePlan pl;
+  pl.row_chunks = int((rows + best->rows_per_block - 1) / best->rows_per_block);
+  const int64_t step = best->tokens_per_step;
+  const int64_t steps = (p.max_seq_len + step - 1) / step;
+  const int64_t base_blocks = p.num_seqs * p.num_kv_heads * pl.row_chunks;
+  const int64_t want = std::max<int64_t>(1, multiprocessors) * blocks_per_sm();
+  int64_t splits = (want + base_blocks - 1) / base_blocks;
+  splits = std::clamp<int64_t>(splits, 1, std::min<int64_t>(pa_decode_max_splits(p.max_seq_len), steps));
+  const int64_t steps_per_split = (steps + splits - 1) / splits;
+  pl.split_tokens = steps_per_split * step;
+  pl.splits = int((steps + steps_per_split - 1) / steps_per_split);
+  *plan = pl;
+  if (why != nullptr)
+    *why = std::to_string(base_blocks) + " blocks of (sequence, kv head, " + std::to_string(best->rows_per_block) +
+           " query rows) x " + std::to_string(pl.splits) + " splits of " + std::to_string(pl.split_tokens) + " tokens for " +
+           std::to_string(multiprocessors) + " SMs";
+  return best;
+}
+
+}  // namespace fly::dispatch

@@ -1,0 +1,350 @@
+// Validation of fly_pa_decode_args (see pa_decode_validate.hpp).
+#include "pa_decode_validate.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "status_internal.hpp"
+
+namespace fly::dispatch {
+namespace {
+
+// A caller's struct_size beyond this is surely garbage (an uninitialised struct), not a newer ABI.
+constexpr size_t max_plausible_struct_size = 4096;
+// Non-nested out strides are checked row by row up to this many rows (see out_rows_overlap).
+constexpr int64_t max_enumerated_rows = int64_t(1) << 16;
+
+// An enum field as the int the caller stored: a C caller may store any int, which need not be a
+// value of the C++ enum, so read the bytes, never the enum.
+template <class Enum>
+int raw_enum(const Enum& field) {
+  std::underlying_type_t<Enum> v;
+  static_assert(sizeof v == sizeof field);
+  std::memcpy(&v, &field, sizeof v);
+  return static_cast<int>(v);
+}
+
+bool known_dtype(const fly_dtype_t& t) { return raw_enum(t) >= FLY_DTYPE_F32 && raw_enum(t) <= FLY_DTYPE_E4M3FNUZ; }
+bool known_layout(const fly_kv_layout_t& l) { return raw_enum(l) >= FLY_KV_LAYOUT_VLLM && raw_enum(l) <= FLY_KV_LAYOUT_HND; }
+
+std::string dtype_text(const fly_dtype_t& t) {
+  return known_dtype(t) ? std::string(fly_dtype_string(t)) : std::to_string(raw_enum(t));
+}
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+std::string num(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+  return buf;
+}
+
+std::string ptr(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+// r = a * b + c, false on int64 overflow (all operands >= 0).
+bool mul_add(int64_t a, int64_t b, int64_t c, int64_t* r) {
+  int64_t m = 0;
+  return !__builtin_mul_overflow(a, b, &m) && !__builtin_add_overflow(m, c, r);
+}
+
+// Bytes from the first to past the last element of a tensor of `extents` x `strides` (elements,
+// extents >= 1, strides >= 0) whose innermost `inner` elements are contiguous; -1 past INT64_MAX.
+template <size_t N>
+int64_t span_bytes(const std::array<int64_t, N>& extents, const std::array<int64_t, N>& strides, int64_t inner,
+                   int64_t esize) {
+  int64_t last = inner;  // one past the last element's offset
+  for (size_t i = 0; i < N; ++i) {
+    if (!mul_add(extents[i] - 1, strides[i], last, &last)) return -1;
+  }
+  int64_t bytes = 0;
+  return mul_add(last, esize, 0, &bytes) ? bytes : -1;
+}
+
+struct Range {
+  uint64_t lo, hi;  // [lo, hi)
+};
+
+Range range_of(const void* p, int64_t bytes) {
+  auto const lo = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
+  auto const n = static_cast<uint64_t>(bytes);
+  uint64_t const hi = lo > std::numeric_limits<uint64_t>::max() - n ? std::numeric_limits<uint64_t>::max() : lo + n;
+  return {lo, hi};
+}
+
+bool overlap(Range x, Range y) { return x.lo < y.hi && y.lo < x.hi; }
+
+bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0; }
+
+// Whether out's rows (head_dim contiguous elements each) can be written twice. Strides sorted
+// ascending that each clear the extent below them (the usual case) cannot; otherwise the rows are
+// enumerated when there are few enough. Returns 1 overlap, 0 none, -1 too many rows to tell.
+int out_rows_overlap(const fly_pa_decode_args& a) {
+  std::array<std::pair<int64_t, int64_t>, 3> dims{{{a.out_stride_seq, a.num_seqs},
+                                                   {a.out_stride_token, a.q_len},
+                                                   {a.out_stride_head, a.num_q_heads}}};  // (stride, extent)
+  std::sort(dims.begin(), dims.end());
+  int64_t span = a.head_dim;  // elements covered by the dims below; cannot overflow (out's span fits)
+  bool nested = true;
+  for (auto const& [stride, extent] : dims) {
+    if (extent == 1) continue;
+    if (stride == 0) return 1;
+    if (stride < span) nested = false;
+    span = (extent - 1) * stride + span;
+  }
+  if (nested) return 0;
+  int64_t rows = 0;
+  if (!mul_add(a.num_seqs, a.q_len, 0, &rows) || !mul_add(rows, a.num_q_heads, 0, &rows) || rows > max_enumerated_rows) {
+    return -1;
+  }
+  std::vector<int64_t> offsets;
+  offsets.reserve(static_cast<size_t>(rows));
+  for (int64_t s = 0; s < a.num_seqs; ++s)
+    for (int64_t i = 0; i < a.q_len; ++i)
+      for (int64_t h = 0; h < a.num_q_heads; ++h) offsets.push_back(s * a.out_stride_seq + i * a.out_stride_token + h * a.out_stride_head);
+  std::sort(offsets.begin(), offsets.end());
+  for (size_t r = 1; r < offsets.size(); ++r) {
+    if (offsets[r] - offsets[r - 1] < a.head_dim) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* args, Target target, PaDecodeProblem* out) {
+  std::string const f = std::string(fn) + ": ";
+  auto invalid = [&](const std::string& msg) { return detail::fail(FLY_STATUS_INVALID_ARGUMENT, f + msg); };
+  auto unsupported = [&](const std::string& msg) { return detail::fail(FLY_STATUS_NOT_SUPPORTED, f + msg); };
+
+  if (args == nullptr) return invalid("args is null");
+  // ---- struct_size: the ABI version of the caller's struct
+  size_t const known = sizeof(fly_pa_decode_args);
+  if (args->struct_size < known) {
+    return invalid("args->struct_size (" + std::to_string(args->struct_size) + ") is smaller than sizeof(fly_pa_decode_args) (" +
+                   std::to_string(known) + ") that this library reads; initialise args with FLY_PA_DECODE_ARGS_INIT");
+  }
+  if (args->struct_size > max_plausible_struct_size) {
+    return invalid("args->struct_size (" + std::to_string(args->struct_size) +
+                   ") is implausibly large (uninitialised args?); initialise args with FLY_PA_DECODE_ARGS_INIT");
+  }
+  if (args->struct_size > known) {
+    auto const* tail = reinterpret_cast<const unsigned char*>(args) + known;
+    for (size_t i = 0; i < args->struct_size - known; ++i) {
+      if (tail[i] != 0) {
+        return unsupported("args->struct_size (" + std::to_string(args->struct_size) +
+                           ") is larger than this library's fly_pa_decode_args (" + std::to_string(known) +
+                           ") and a field past it (byte " + std::to_string(known + i) +
+                           ") is set: the caller uses a newer libfly's option this library does not know");
+      }
+    }
+  }
+  const fly_pa_decode_args& a = *args;
+  // ---- sizes
+  if (a.num_seqs < 1) return invalid("num_seqs (" + num(a.num_seqs) + ") must be >= 1");
+  if (a.q_len < 1) return invalid("q_len (" + num(a.q_len) + ") must be >= 1");
+  if (a.num_q_heads < 1) return invalid("num_q_heads (" + num(a.num_q_heads) + ") must be >= 1");
+  if (a.num_kv_heads < 1) return invalid("num_kv_heads (" + num(a.num_kv_heads) + ") must be >= 1");
+  if (a.num_q_heads % a.num_kv_heads != 0) {
+    return invalid("num_q_heads (" + num(a.num_q_heads) + ") must be a multiple of num_kv_heads (" + num(a.num_kv_heads) + ")");
+  }
+  if (a.head_dim < 1) return invalid("head_dim (" + num(a.head_dim) + ") must be >= 1");
+  if (a.num_blocks < 1) return invalid("num_blocks (" + num(a.num_blocks) + ") must be >= 1");
+  if (a.block_size < 1) return invalid("block_size (" + num(a.block_size) + ") must be >= 1");
+  if (a.max_blocks_per_seq < 1) return invalid("max_blocks_per_seq (" + num(a.max_blocks_per_seq) + ") must be >= 1");
+  if (a.block_table_stride < a.max_blocks_per_seq) {
+    return invalid("block_table_stride (" + num(a.block_table_stride) + ") must be >= max_blocks_per_seq (" +
+                   num(a.max_blocks_per_seq) + ")");
+  }
+  if (a.max_seq_len < 1) return invalid("max_seq_len (" + num(a.max_seq_len) + ") must be >= 1");
+  if (a.sliding_window < 0) return invalid("sliding_window (" + num(a.sliding_window) + ") must be >= 0 (0 = off)");
+  // ---- enums are values of their C enum
+  if (!known_dtype(a.q_type)) return invalid("q_type (" + dtype_text(a.q_type) + ") is not a fly_dtype_t");
+  if (!known_dtype(a.kv_type)) return invalid("kv_type (" + dtype_text(a.kv_type) + ") is not a fly_dtype_t");
+  if (!known_layout(a.kv_layout)) return invalid("kv_layout (" + std::to_string(raw_enum(a.kv_layout)) + ") is not a fly_kv_layout_t");
+  // ---- scalars (NaN fails every comparison)
+  if (!std::isfinite(a.scale)) return invalid("scale (" + num(a.scale) + ") must be finite");
+  if (!(a.logit_softcap >= 0.0f) || !std::isfinite(a.logit_softcap)) {
+    return invalid("logit_softcap (" + num(a.logit_softcap) + ") must be finite and >= 0 (0 = off)");
+  }
+  // ---- pointers (lse, k_scale, v_scale, sinks are optional)
+  if (a.q == nullptr) return invalid("q is null");
+  if (a.out == nullptr) return invalid("out is null");
+  if (a.k_cache == nullptr) return invalid("k_cache is null");
+  if (a.v_cache == nullptr) return invalid("v_cache is null");
+  if (a.block_tables == nullptr) return invalid("block_tables is null");
+  if (a.seq_lens == nullptr) return invalid("seq_lens is null");
+  // ---- strides
+  const std::pair<const char*, int64_t> strides[] = {
+      {"q_stride_seq", a.q_stride_seq},     {"q_stride_token", a.q_stride_token},     {"q_stride_head", a.q_stride_head},
+      {"out_stride_seq", a.out_stride_seq}, {"out_stride_token", a.out_stride_token}, {"out_stride_head", a.out_stride_head}};
+  for (auto const& [name, v] : strides) {
+    if (v < 0) return invalid(std::string(name) + " (" + num(v) + ") must be >= 0");
+  }
+  int64_t const q_esize = dtype_bytes(a.q_type);
+  int64_t const kv_esize = dtype_bytes(a.kv_type);
+  int64_t block_elems = 0;  // one block of K (or V): num_kv_heads x block_size x head_dim
+  int64_t kv_block_bytes = 0;
+  if (!mul_add(a.num_kv_heads, a.block_size, 0, &block_elems) || !mul_add(block_elems, a.head_dim, 0, &block_elems) ||
+      !mul_add(block_elems, kv_esize, 0, &kv_block_bytes)) {
+    return invalid("one cache block (num_kv_heads " + num(a.num_kv_heads) + " x block_size " + num(a.block_size) +
+                   " x head_dim " + num(a.head_dim) + ") spans more than 2^63 bytes");
+  }
+  if (a.k_block_stride < block_elems) {
+    return invalid("k_block_stride (" + num(a.k_block_stride) + ") must be >= one block's elements (num_kv_heads x block_size x head_dim = " +
+                   num(block_elems) + ")");
+  }
+  if (a.v_block_stride < block_elems) {
+    return invalid("v_block_stride (" + num(a.v_block_stride) + ") must be >= one block's elements (num_kv_heads x block_size x head_dim = " +
+                   num(block_elems) + ")");
+  }
+  // ---- extents fit the address arithmetic
+  int64_t const q_bytes = span_bytes<3>({a.num_seqs, a.q_len, a.num_q_heads}, {a.q_stride_seq, a.q_stride_token, a.q_stride_head},
+                                        a.head_dim, q_esize);
+  int64_t const out_bytes = span_bytes<3>({a.num_seqs, a.q_len, a.num_q_heads},
+                                          {a.out_stride_seq, a.out_stride_token, a.out_stride_head}, a.head_dim, q_esize);
+  int64_t const k_bytes = span_bytes<1>({a.num_blocks}, {a.k_block_stride}, block_elems, kv_esize);
+  int64_t const v_bytes = span_bytes<1>({a.num_blocks}, {a.v_block_stride}, block_elems, kv_esize);
+  int64_t const bt_bytes = span_bytes<1>({a.num_seqs}, {a.block_table_stride}, a.max_blocks_per_seq, 4);
+  int64_t const sl_bytes = span_bytes<1>({1}, {0}, a.num_seqs, 4);
+  int64_t rows = 0;  // query rows: num_seqs x q_len x num_q_heads (-1 past INT64_MAX)
+  if (!mul_add(a.num_seqs, a.q_len, 0, &rows) || !mul_add(rows, a.num_q_heads, 0, &rows)) rows = -1;
+  int64_t const lse_bytes = a.lse == nullptr ? 0 : rows < 0 ? -1 : span_bytes<1>({1}, {0}, rows, 4);
+  int64_t const sinks_bytes = a.sinks == nullptr ? 0 : span_bytes<1>({1}, {0}, a.num_q_heads, 4);
+  if (q_bytes < 0) return invalid("q (num_seqs x q_len x num_q_heads x head_dim with its strides) spans more than 2^63 bytes");
+  if (out_bytes < 0) return invalid("out (num_seqs x q_len x num_q_heads x head_dim with its strides) spans more than 2^63 bytes");
+  if (k_bytes < 0) return invalid("k_cache (num_blocks " + num(a.num_blocks) + " x k_block_stride " + num(a.k_block_stride) + ") spans more than 2^63 bytes");
+  if (v_bytes < 0) return invalid("v_cache (num_blocks " + num(a.num_blocks) + " x v_block_stride " + num(a.v_block_stride) + ") spans more than 2^63 bytes");
+  if (bt_bytes < 0) return invalid("block_tables (num_seqs " + num(a.num_seqs) + " x block_table_stride " + num(a.block_table_stride) + ") spans more than 2^63 bytes");
+  if (sl_bytes < 0) return invalid("seq_lens (num_seqs " + num(a.num_seqs) + ") spans more than 2^63 bytes");
+  if (lse_bytes < 0) return invalid("lse (num_seqs x q_len x num_q_heads) spans more than 2^63 bytes");
+  if (sinks_bytes < 0) return invalid("sinks (num_q_heads " + num(a.num_q_heads) + ") spans more than 2^63 bytes");
+  // ---- alignment to the element types (what any backend dereferences)
+  if (!aligned(a.q, q_esize)) return invalid("q (" + ptr(a.q) + ") must be aligned to its element size (" + num(q_esize) + " bytes)");
+  if (!aligned(a.out, q_esize)) return invalid("out (" + ptr(a.out) + ") must be aligned to its element size (" + num(q_esize) + " bytes)");
+  if (!aligned(a.k_cache, kv_esize)) return invalid("k_cache (" + ptr(a.k_cache) + ") must be aligned to its element size (" + num(kv_esize) + " bytes)");
+  if (!aligned(a.v_cache, kv_esize)) return invalid("v_cache (" + ptr(a.v_cache) + ") must be aligned to its element size (" + num(kv_esize) + " bytes)");
+  const std::pair<const char*, const void*> words[] = {{"lse", a.lse},         {"k_scale", a.k_scale}, {"v_scale", a.v_scale},
+                                                       {"sinks", a.sinks},     {"block_tables", a.block_tables},
+                                                       {"seq_lens", a.seq_lens}};
+  for (auto const& [name, p] : words) {
+    if (!aligned(p, 4)) return invalid(std::string(name) + " (" + ptr(p) + ") must be aligned to 4 bytes");
+  }
+  // ---- what is written (out, lse) overlaps nothing else; out's rows are distinct
+  Range const out_range = range_of(a.out, out_bytes);
+  Range const lse_range = range_of(a.lse, lse_bytes);
+  const std::pair<const char*, Range> inputs[] = {
+      {"q", range_of(a.q, q_bytes)},
+      {"k_cache", range_of(a.k_cache, k_bytes)},
+      {"v_cache", range_of(a.v_cache, v_bytes)},
+      {"block_tables", range_of(a.block_tables, bt_bytes)},
+      {"seq_lens", range_of(a.seq_lens, sl_bytes)},
+      {"k_scale", range_of(a.k_scale, a.k_scale == nullptr ? 0 : 4)},
+      {"v_scale", range_of(a.v_scale, a.v_scale == nullptr ? 0 : 4)},
+      {"sinks", range_of(a.sinks, sinks_bytes)}};
+  for (auto const& [name, r] : inputs) {
+    if (overlap(out_range, r)) return invalid(std::string("out overlaps ") + name + " (out must not alias an input)");
+    if (overlap(lse_range, r)) return invalid(std::string("lse overlaps ") + name + " (lse must not alias an input)");
+  }
+  if (overlap(out_range, lse_range)) return invalid("out overlaps lse");
+  int const self_overlap = out_rows_overlap(a);
+  if (self_overlap == 1) {
+    return invalid("out's strides (seq " + num(a.out_stride_seq) + ", token " + num(a.out_stride_token) + ", head " +
+                   num(a.out_stride_head) + ") make two of its rows of head_dim (" + num(a.head_dim) + ") elements overlap");
+  }
+
+  // ---- valid; what the kernels compute
+  if (a.q_type != FLY_DTYPE_BF16 && a.q_type != FLY_DTYPE_F16) {
+    return unsupported("q_type " + dtype_text(a.q_type) + " is not supported: q and out must be bf16 or f16");
+  }
+  if (a.kv_type != a.q_type && a.kv_type != FLY_DTYPE_E4M3FN && a.kv_type != FLY_DTYPE_E4M3FNUZ) {
+    return unsupported("kv_type " + dtype_text(a.kv_type) + " is not supported with q_type " + dtype_text(a.q_type) +
+                       ": the cache must be q_type, e4m3fn or e4m3fnuz");
+  }
+  if (a.head_dim != 64 && a.head_dim != 128 && a.head_dim != 256) {
+    return unsupported("head_dim (" + num(a.head_dim) + ") is not supported: it must be 64, 128 or 256");
+  }
+  if (a.block_size != 16 && a.block_size != 32 && a.block_size != 64) {
+    return unsupported("block_size (" + num(a.block_size) + ") is not supported: it must be 16, 32 or 64");
+  }
+  if (a.q_len > 4) return unsupported("q_len (" + num(a.q_len) + ") is not supported: it must be 1 to 4");
+  if (self_overlap == -1) {
+    return unsupported("out's strides (seq " + num(a.out_stride_seq) + ", token " + num(a.out_stride_token) + ", head " +
+                       num(a.out_stride_head) + ") are not nested and out has too many rows to check that none overlap");
+  }
+  if (target != Target::host) {
+    // The kernels load and store 16-byte vectors: every used base and stride is a multiple of 16 bytes.
+    const std::pair<const char*, const void*> bases[] = {{"q", a.q}, {"out", a.out}, {"k_cache", a.k_cache}, {"v_cache", a.v_cache}};
+    for (auto const& [name, p] : bases) {
+      if (!aligned(p, 16)) return unsupported(std::string(name) + " (" + ptr(p) + ") must be 16-byte aligned on a GPU");
+    }
+    struct Used {
+      const char* name;
+      int64_t stride, extent, esize;
+    };
+    const Used used[] = {{"q_stride_seq", a.q_stride_seq, a.num_seqs, q_esize},
+                         {"q_stride_token", a.q_stride_token, a.q_len, q_esize},
+                         {"q_stride_head", a.q_stride_head, a.num_q_heads, q_esize},
+                         {"out_stride_seq", a.out_stride_seq, a.num_seqs, q_esize},
+                         {"out_stride_token", a.out_stride_token, a.q_len, q_esize},
+                         {"out_stride_head", a.out_stride_head, a.num_q_heads, q_esize},
+                         {"k_block_stride", a.k_block_stride, a.num_blocks, kv_esize},
+                         {"v_block_stride", a.v_block_stride, a.num_blocks, kv_esize}};
+    for (Used const& u : used) {
+      if (u.extent > 1 && (u.stride * u.esize) % 16 != 0) {  // stride * esize fits: the span does
+        return unsupported(std::string(u.name) + " (" + num(u.stride) + ") must be a multiple of 16 bytes (" +
+                           num(16 / u.esize) + " elements) on a GPU");
+      }
+    }
+  }
+
+  PaDecodeProblem& p = *out;
+  p.num_seqs = a.num_seqs;
+  p.q_len = a.q_len;
+  p.num_q_heads = a.num_q_heads;
+  p.num_kv_heads = a.num_kv_heads;
+  p.head_dim = a.head_dim;
+  p.q_type = a.q_type;
+  p.kv_type = a.kv_type;
+  p.layout = a.kv_layout;
+  p.q = a.q;
+  p.q_stride_seq = a.q_stride_seq;
+  p.q_stride_token = a.q_stride_token;
+  p.q_stride_head = a.q_stride_head;
+  p.out = a.out;
+  p.out_stride_seq = a.out_stride_seq;
+  p.out_stride_token = a.out_stride_token;
+  p.out_stride_head = a.out_stride_head;
+  p.lse = a.lse;
+  p.k_cache = a.k_cache;
+  p.v_cache = a.v_cache;
+  p.num_blocks = a.num_blocks;
+  p.block_size = a.block_size;
+  p.k_block_stride = a.k_block_stride;
+  p.v_block_stride = a.v_block_stride;
+  p.block_tables = a.block_tables;
+  p.block_table_stride = a.block_table_stride;
+  p.max_blocks_per_seq = a.max_blocks_per_seq;
+  p.seq_lens = a.seq_lens;
+  p.max_seq_len = a.max_seq_len;
+  p.k_scale = a.k_scale;
+  p.v_scale = a.v_scale;
+  p.scale = a.scale;
+  p.logit_softcap = a.logit_softcap;
+  p.sliding_window = a.sliding_window;
+  p.sinks = a.sinks;
+  return FLY_STATUS_SUCCESS;
+}
+
+}  // namespace fly::dispatch

@@ -1,0 +1,20 @@
+// Argument validation of the paged-decode entry points: every check with a message naming the argument.
+#pragma once
+
+#include "fly/fly.h"
+#include "gemm_registry.hpp"  // Target
+#include "pa_decode_problem.hpp"
+
+namespace fly::dispatch {
+
+// Checks `args` for a decode computed by `target`'s kernels (the host backend: Target::host) and, on
+// success, fills `out` (see PaDecodeProblem's guarantees). `fn` starts every message, e.g.
+// "fly_pa_decode: num_seqs (0) must be >= 1". Invalid arguments are reported before unsupported ones:
+// FLY_STATUS_INVALID_ARGUMENT (struct_size, sizes, enums, null or misaligned pointers, strides, spans
+// past 2^63 bytes, overlaps of what is written), then FLY_STATUS_NOT_SUPPORTED (dtypes, head_dim,
+// block_size, q_len the kernels do not compute; on GPU targets, pointers and strides that are not
+// 16-byte multiples). On failure fly_last_error() holds the message. May throw std::bad_alloc
+// (callers catch at the C boundary).
+fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* args, Target target, PaDecodeProblem* out);
+
+}  // namespace fly::dispatch

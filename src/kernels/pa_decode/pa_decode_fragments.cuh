@@ -1,0 +1,115 @@
+// Register fragments of the decode's two products on mma.sync m16n8k16 (f32 accumulation):
+// S = Q K^T (query rows x tokens) and O += P V (query rows x head_dim), read from the shared-memory
+// tiles with ldmatrix. fp8 caches are widened in registers to f16 with a shift (exact; the factor
+// 2^8 / 2^7 that the shift leaves is folded into the scales).
+//
+// Both products sum over an index whose order is free: QK^T over head_dim, PV over tokens. fp8
+// tiles hold 16 elements per ldmatrix row instead of 8, so a lane receives four consecutive ones;
+// instead of shuffling them into mma's order, the other operand is permuted to match:
+//  - QK^T: Q's A fragment takes d = 16 kk + 4 t + {0, 1} | {2, 3} for the k slots 2t | 2t + 8.
+//  - fp8 V, token-major: ldmatrix.trans gives two tokens x two dims per lane; output tile dj
+//    holds d = 16 (dj / 2) + 2 n + dj % 2 (d_of).
+//  - fp8 V, dim-major (vLLM): a lane gets four consecutive tokens of one d; S's columns are
+//    permuted (tok_of) so that P's k slots 2t, 2t+1, 2t+8, 2t+9 are tokens 4t .. 4t+3.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "fly/arch/ldmatrix_sm90.hpp"
+#include "fly/arch/mma_sm90.hpp"
+
+namespace fly::kernels::pa {
+
+enum class KvKind { bf16, f16, fp8 };
+
+// The 16-byte chunk index of (row, chunk) in a tile of rows of RC chunks, XOR-swizzled so that
+// the eight rows one ldmatrix phase reads fall in different banks (CuTe's Swizzle<3,4,3> for
+// RC >= 8; narrower rows swizzle the rows they share a 128-byte line with).
+template <int RC>
+__device__ __forceinline__ int swizzled_chunk(int row, int c) {
+  if constexpr (RC >= 8) {
+    return row * RC + (c ^ (row & 7));
+  } else if constexpr (RC == 4) {
+    return row * RC + (c ^ ((row >> 1) & 3));
+  } else {
+    static_assert(RC == 2, "tile rows are 2, 4 or a multiple of 8 chunks");
+    return row * RC + (c ^ ((row >> 2) & 1));
+  }
+}
+
+// Two fp8 e4m3 bytes of `w` (picked by `sel`, a prmt selector that puts them in bytes 1 and 3)
+// as f16x2 holding value * 2^-8 (e4m3fn) or value * 2^-7 (e4m3fnuz): the sign stays, the 7 exponent
+// and mantissa bits move down one place. NaN encodings are not preserved.
+__device__ __forceinline__ uint32_t fp8x2_to_f16x2(uint32_t w, uint32_t sel) {
+  const uint32_t spread = __byte_perm(w, 0u, sel);
+  return ((spread >> 1) & 0x3F803F80u) | (spread & 0x80008000u);
+}
+constexpr uint32_t kBytes01 = 0x1404, kBytes23 = 0x3424, kBytes02 = 0x2404, kBytes13 = 0x3414;
+
+template <KvKind Kind>
+struct Mma;
+template <>
+struct Mma<KvKind::bf16> {
+  using Op = fly::SM90_16x8x16_F32BF16BF16F32_TN;
+};
+template <>
+struct Mma<KvKind::f16> {
+  using Op = fly::SM90_16x8x16_F32F16F16F32_TN;
+};
+template <>
+struct Mma<KvKind::fp8> {
+  using Op = fly::SM90_16x8x16_F32F16F16F32_TN;
+};
+
+template <KvKind Kind>
+__device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  Mma<Kind>::Op::fma(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b0, b1, d[0], d[1], d[2], d[3]);
+}
+
+// Two floats as the MMA's 16-bit pair (lowest first).
+template <KvKind Kind>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  if constexpr (Kind == KvKind::bf16) {
+    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&v);
+  } else {
+    __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&v);
+  }
+}
+
+// The token (within a warp's slice) of column n of S tile j.
+template <KvKind Kind, bool VDimMajor>
+__device__ __forceinline__ constexpr int tok_of(int j, int n) {
+  if constexpr (Kind == KvKind::fp8 && VDimMajor) {
+    return 16 * (j >> 1) + 4 * (n >> 1) + 2 * (j & 1) + (n & 1);
+  } else {
+    return 8 * j + n;
+  }
+}
+
+// The head_dim index of column n of output tile dj.
+template <KvKind Kind, bool VDimMajor>
+__device__ __forceinline__ constexpr int d_of(int dj, int n) {
+  if constexpr (Kind == KvKind::fp8 && !VDimMajor) {
+    return 16 * (dj >> 1) + 2 * n + (dj & 1);
+  } else {
+    return 8 * dj + n;
+  }
+}
+
+// The head_dim index of k slot `slot` (0..15) of Q's A fragment for k-step kk.
+template <KvKind Kind>
+__device__ __forceinline__ constexpr int q_col(int kk, int slot) {
+  if constexpr (Kind == KvKind::fp8) {
+    const int t = (slot & 7) >> 1;
+    return 16 * kk + 4 * t + 2 * (slot >> 3) + (slot & 1);
+  } else {
+    return 16 * kk + slot;
+  }
+}
+
+}  // namespace fly::kernels::pa

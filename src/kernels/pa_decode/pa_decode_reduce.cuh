@@ -1,0 +1,56 @@
+// The split-K reduction: one block per query row merges the splits' partial outputs (unnormalised,
+// each relative to its own running max) with the sink, normalises, and writes out and lse.
+#pragma once
+
+#include <cstdint>
+
+#include "pa_decode_kernel.cuh"  // load/store helpers
+#include "pa_decode_params.hpp"
+
+namespace fly::kernels::pa {
+
+template <int HeadDim>
+struct Reduce {
+  static constexpr int threads = 64;
+
+  // block = query row (seq, token, q head) in pa_query_row order
+  __device__ static void run(const PaDecodeParams& p, bool out_bf16, int64_t block, int tid) {
+    const int64_t q_heads = int64_t(p.num_kv_heads) * p.group;
+    const int64_t rows = int64_t(p.num_seqs) * p.q_len * q_heads;
+    const int64_t h = block % q_heads, i = (block / q_heads) % p.q_len, seq = block / (q_heads * p.q_len);
+    constexpr float log2e = 1.4426950408889634f;
+    __shared__ float weight[64];  // split s's factor exp2(m_s - max); splits <= 64 (pa_decode_max_splits)
+    __shared__ float total[2];    // max (log2 units, sink included) and denominator
+    if (tid == 0) {
+      float m = -INFINITY;
+      for (int s = 0; s < p.splits; ++s) m = fmaxf(m, p.partial_ml[(s * rows + block) * 2]);
+      const float sink = p.sinks != nullptr ? __ldg(p.sinks + h) * log2e : -INFINITY;
+      if (m != -INFINITY) m = fmaxf(m, sink);  // no visible token: out 0, lse -inf, sink or not
+      float l = 0.f;
+      for (int s = 0; s < p.splits; ++s) {
+        const float ms = p.partial_ml[(s * rows + block) * 2];
+        weight[s] = ms == -INFINITY ? 0.f : exp2f(ms - m);
+        l += weight[s] == 0.f ? 0.f : weight[s] * p.partial_ml[(s * rows + block) * 2 + 1];
+      }
+      if (m != -INFINITY && sink != -INFINITY) l += exp2f(sink - m);
+      total[0] = m;
+      total[1] = l;
+    }
+    __syncthreads();
+    const float m = total[0], l = total[1];
+    const float lse = m == -INFINITY ? -INFINITY : (m + log2f(l)) * 0.6931471805599453f;
+    const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
+    for (int d = tid; d < HeadDim; d += threads) {
+      float o = 0.f;
+      if (m != -INFINITY) {
+        for (int s = 0; s < p.splits; ++s)
+          if (weight[s] != 0.f) o += weight[s] * p.partial_o[(s * rows + block) * HeadDim + d];
+        o = o / l * v_scale;
+      }
+      store_out_elem(p.out, seq * p.out_seq + i * p.out_token + h * p.out_head + d, o, out_bf16);
+    }
+    if (p.lse != nullptr && tid == 0) p.lse[block] = lse;
+  }
+};
+
+}  // namespace fly::kernels::pa

@@ -1,0 +1,314 @@
+// Every compiled sm_90a paged-decode variant against the independent double-precision reference
+// (pa_decode_case.hpp) on fresh random cases, through the C API on the caller's stream: outputs
+// poisoned, every element checked, and nothing outside the results written. Plus a cache beyond
+// 4 GiB and CUDA-graph capture replayed with changed lengths, tables, scales and data.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/cuda_test.hpp"
+#include "fly/fly.h"
+#include "pa_decode/pa_decode_registry.hpp"
+#include "pa_decode/pa_decode_validate.hpp"
+#include "pa_decode_case.hpp"
+
+namespace {
+
+using fly_test::PaDecodeCase;
+using fly_test::PaDecodeConfig;
+
+// The GPU computes P (the softmax weights) in the MMA's 16-bit type before P V, which the fp32
+// reference bound does not cover: up to half an ulp of P per weight, i.e. 2^-9 (bf16) / 2^-12 (f16)
+// of sum p |v| / sum p <= max |v|. Doubled, times the largest |V| a case holds (pa_decode_case.hpp).
+double p_rounding_bound(const PaDecodeConfig& c) {
+  const bool fp8 = c.kv_type == FLY_DTYPE_E4M3FN || c.kv_type == FLY_DTYPE_E4M3FNUZ;
+  const double vmax = fp8 ? 4.0 * (c.scales ? c.v_scale : 1.0) : 2.0;
+  const double p_half_ulp = c.kv_type == FLY_DTYPE_BF16 ? std::ldexp(1.0, -9) : std::ldexp(1.0, -12);
+  return 2 * p_half_ulp * vmax;
+}
+
+template <class T>
+T* to_device(const std::vector<T>& v) {
+  T* d = nullptr;
+  if (v.empty()) return nullptr;
+  if (cudaMalloc(&d, v.size() * sizeof(T)) != cudaSuccess) return nullptr;
+  cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return d;
+}
+
+// The case's vectors on the device, and the way back for out and lse.
+struct DeviceCase {
+  uint16_t *q = nullptr, *out = nullptr;
+  float* lse = nullptr;
+  uint8_t *k = nullptr, *v = nullptr;
+  int32_t *tables = nullptr, *lens = nullptr;
+  float *scales = nullptr, *sinks = nullptr;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+
+  explicit DeviceCase(const PaDecodeCase& c) {
+    q = to_device(c.q);
+    out = to_device(c.out);
+    lse = to_device(c.lse);
+    k = to_device(c.k_bytes);
+    v = to_device(c.v_bytes);
+    tables = to_device(c.block_tables);
+    lens = to_device(c.seq_lens);
+    scales = to_device(c.scales);
+    sinks = to_device(c.sinks);
+  }
+  ~DeviceCase() {
+    for (void* p : {(void*)q, (void*)out, (void*)lse, (void*)k, (void*)v, (void*)tables, (void*)lens, (void*)scales,
+                    (void*)sinks, workspace})
+      cudaFree(p);
+  }
+  fly_test::PaDecodeBuffers buffers() const { return {q, out, lse, k, v, tables, lens, scales, sinks}; }
+  // Refreshes every input from `c` (same sizes) and re-poisons the outputs.
+  void upload(const PaDecodeCase& c) {
+    cudaMemcpy(q, c.q.data(), c.q.size() * 2, cudaMemcpyHostToDevice);
+    cudaMemcpy(out, c.out.data(), c.out.size() * 2, cudaMemcpyHostToDevice);
+    cudaMemcpy(lse, c.lse.data(), c.lse.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(k, c.k_bytes.data(), c.k_bytes.size(), cudaMemcpyHostToDevice);
+    if (v != nullptr) cudaMemcpy(v, c.v_bytes.data(), c.v_bytes.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(tables, c.block_tables.data(), c.block_tables.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(lens, c.seq_lens.data(), c.seq_lens.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(scales, c.scales.data(), c.scales.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(sinks, c.sinks.data(), c.sinks.size() * 4, cudaMemcpyHostToDevice);
+  }
+  void download(PaDecodeCase& c) const {
+    cudaMemcpy(c.out.data(), out, c.out.size() * 2, cudaMemcpyDeviceToHost);
+    cudaMemcpy(c.lse.data(), lse, c.lse.size() * 4, cudaMemcpyDeviceToHost);
+  }
+};
+
+struct Handle {
+  fly_handle_t h = nullptr;
+  Handle() { fly_create(&h); }
+  ~Handle() { fly_destroy(h); }
+};
+
+std::string explain(fly_handle_t h, const fly_pa_decode_args& a) {
+  char line[FLY_PA_DECODE_EXPLAIN_BYTES];
+  if (fly_pa_decode_explain(h, &a, line, sizeof line) != FLY_STATUS_SUCCESS) return std::string("error: ") + fly_last_error();
+  return line;
+}
+
+// Runs `c` on the GPU through variant `v` (its own plan, the workspace the library sizes) and
+// checks it; returns the plan as text.
+std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, PaDecodeCase& c, int sms) {
+  DeviceCase d(c);
+  EXPECT_NE(d.q, nullptr);
+  const fly_pa_decode_args a = fly_test::pa_decode_args(c, d.buffers());
+  fly::dispatch::PaDecodeProblem p{};
+  EXPECT_EQ(fly::dispatch::validate_pa_decode_args("test", &a, fly::dispatch::Target::sm90a, &p), FLY_STATUS_SUCCESS)
+      << fly_last_error();
+  fly::dispatch::PaDecodePlan plan;
+  std::string why;
+  const auto* chosen = fly::dispatch::select_pa_decode_variant(std::span(&v, 1), p, fly::dispatch::Target::sm90a, sms, &plan, &why);
+  EXPECT_EQ(chosen, &v) << why;
+  if (chosen == nullptr) return why;
+  const size_t ws = fly::dispatch::pa_decode_workspace_bytes(p);
+  if (ws > 0) EXPECT_EQ(cudaMalloc(&d.workspace, ws), cudaSuccess);
+  plan.workspace = d.workspace;
+  EXPECT_EQ(v.launch(p, plan, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  d.download(c);
+  const double extra = p_rounding_bound(c.c);
+  for (double& t : c.tol_out) t += extra;
+  const std::string err = fly_test::check_pa_decode(c);
+  EXPECT_EQ(err, "") << v.name << ": " << fly_test::describe(c.c) << "\n" << why;
+  return why;
+}
+
+// A spread of cases for one variant: every axis value appears, edges of the context included.
+std::vector<PaDecodeConfig> cases_for(const fly::dispatch::PaDecodeVariant& v, uint64_t seed) {
+  std::vector<PaDecodeConfig> out;
+  const int64_t blocks[] = {16, 32, 64};
+  const struct {
+    int64_t hq, hkv, q_len;
+  } groups[] = {{4, 4, 1}, {10, 2, 2}, {8, 1, 3}, {32, 2, 1}, {16, 1, 4}, {5, 1, 4}};
+  for (int n = 0; n < 6; ++n) {
+    PaDecodeConfig c;
+    c.seed = seed * 100 + n;
+    c.head_dim = v.head_dim;
+    c.block_size = blocks[n % 3];
+    c.num_q_heads = groups[n].hq;
+    c.num_kv_heads = groups[n].hkv;
+    c.q_len = groups[n].q_len;
+    c.layout = v.v_dim_major ? FLY_KV_LAYOUT_VLLM : (n % 2 == 0 ? FLY_KV_LAYOUT_NHD : FLY_KV_LAYOUT_HND);
+    if (v.kv_class != FLY_DTYPE_E4M3FN) c.q_type = c.kv_type = v.kv_class;
+    if (v.kv_class == FLY_DTYPE_E4M3FN) {
+      c.kv_type = n % 2 == 0 ? FLY_DTYPE_E4M3FN : FLY_DTYPE_E4M3FNUZ;
+      c.q_type = n % 3 == 0 ? FLY_DTYPE_F16 : FLY_DTYPE_BF16;
+      c.scales = n != 1;
+    }
+    const int32_t bs = int32_t(c.block_size);
+    // short contexts (one split), then long ones (split-K and the reduction)
+    if (n < 3) {
+      c.seq_lens = {0, 1, bs - 1, bs + 1, 3 * bs + 5, 200};
+    } else {
+      c.seq_lens = {1537, 2 * bs, 4000 + n, 777};
+    }
+    c.num_seqs = int64_t(c.seq_lens.size());
+    c.interleave_kv = n == 2 || n == 5;
+    c.q_strides = n == 1 ? fly_test::StrideMode::padded : fly_test::StrideMode::contiguous;
+    c.out_strides = n == 4 ? fly_test::StrideMode::head_major : n == 2 ? fly_test::StrideMode::padded
+                                                                       : fly_test::StrideMode::contiguous;
+    c.logit_softcap = n == 3 ? 30.f : 0.f;
+    c.sliding_window = n == 4 ? 300 : n == 1 ? 7 : 0;
+    c.sinks = n == 0 || n == 5;
+    c.lse = n != 2;
+    c.bad_block_ids = n == 5 ? 3 : 0;
+    out.push_back(c);
+  }
+  return out;
+}
+
+TEST(PaDecodeCuda, EveryVariantMatchesTheReference) {
+  FLY_SKIP_WITHOUT_GPU();
+  const auto variants = fly::dispatch::pa_decode_variants();
+  ASSERT_FALSE(variants.empty()) << "a CUDA build must compile the sm_90a paged-decode grid";
+  int sms = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  uint64_t seed = 1;
+  for (const auto& v : variants) {
+    for (const auto& c : cases_for(v, seed++)) {
+      PaDecodeCase k = fly_test::make_pa_decode_case(c);
+      run_and_check(v, k, sms);
+    }
+  }
+}
+
+// The C API's own choice, on the library's handle, for every layout and kv type.
+TEST(PaDecodeCuda, DispatchedCallsMatchTheReference) {
+  FLY_SKIP_WITHOUT_GPU();
+  Handle h;
+  ASSERT_NE(h.h, nullptr);
+  int n = 0;
+  for (fly_kv_layout_t layout : {FLY_KV_LAYOUT_VLLM, FLY_KV_LAYOUT_NHD, FLY_KV_LAYOUT_HND})
+    for (fly_dtype_t kv : {FLY_DTYPE_BF16, FLY_DTYPE_F16, FLY_DTYPE_E4M3FN, FLY_DTYPE_E4M3FNUZ}) {
+      PaDecodeConfig c;
+      c.seed = 500 + n++;
+      c.layout = layout;
+      c.kv_type = kv;
+      c.q_type = kv == FLY_DTYPE_F16 ? FLY_DTYPE_F16 : FLY_DTYPE_BF16;
+      c.scales = kv == FLY_DTYPE_E4M3FN || kv == FLY_DTYPE_E4M3FNUZ;
+      c.head_dim = 128;
+      c.num_q_heads = 12;
+      c.num_kv_heads = 2;
+      c.seq_lens = {3000, 0, 65, 700};
+      c.num_seqs = 4;
+      PaDecodeCase k = fly_test::make_pa_decode_case(c);
+      DeviceCase d(k);
+      fly_pa_decode_args a = fly_test::pa_decode_args(k, d.buffers());
+      size_t ws = 0;
+      ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
+      if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
+      ASSERT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+      CUDA_OK(cudaDeviceSynchronize());
+      d.download(k);
+      for (double& t : k.tol_out) t += p_rounding_bound(k.c);
+      EXPECT_EQ(fly_test::check_pa_decode(k), "") << fly_test::describe(k.c) << "\n" << explain(h.h, a);
+    }
+}
+
+// Block ids address a cache past 4 GiB: the case's blocks are copied to the end of a larger
+// allocation and the table is shifted, so 32-bit offset arithmetic would read the wrong bytes.
+TEST(PaDecodeCuda, CacheBeyondFourGiB) {
+  FLY_SKIP_WITHOUT_GPU();
+  Handle h;
+  PaDecodeConfig c;
+  c.head_dim = 128;
+  c.block_size = 16;
+  c.num_q_heads = 8;
+  c.num_kv_heads = 2;
+  c.layout = FLY_KV_LAYOUT_HND;
+  c.interleave_kv = true;
+  c.seq_lens = {300, 1200, 17};
+  c.num_seqs = 3;
+  PaDecodeCase k = fly_test::make_pa_decode_case(c);
+  const int64_t stride_bytes = k.k_block_stride * 2;
+  const int64_t shift = (int64_t(5) << 30) / stride_bytes + 1;  // the first block past 5 GiB
+  const size_t bytes = size_t(shift) * size_t(stride_bytes) + k.k_bytes.size();
+  uint8_t* big = nullptr;
+  CUDA_OK(cudaMalloc(&big, bytes));
+  CUDA_OK(cudaMemset(big, 0xFF, size_t(shift) * size_t(stride_bytes)));  // NaN below the real blocks
+  CUDA_OK(cudaMemcpy(big + size_t(shift) * size_t(stride_bytes), k.k_bytes.data(), k.k_bytes.size(), cudaMemcpyHostToDevice));
+  std::vector<int32_t> tables = k.block_tables;
+  for (size_t i = 0; i < tables.size(); ++i)
+    if (int64_t(i % size_t(k.block_table_stride)) < k.max_blocks_per_seq) tables[i] += int32_t(shift);
+  DeviceCase d(k);
+  CUDA_OK(cudaMemcpy(d.tables, tables.data(), tables.size() * 4, cudaMemcpyHostToDevice));
+  fly_pa_decode_args a = fly_test::pa_decode_args(k, d.buffers());
+  a.k_cache = big;
+  a.v_cache = big + k.v_offset;
+  a.num_blocks = shift + k.num_blocks;
+  size_t ws = 0;
+  ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
+  if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
+  ASSERT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+  CUDA_OK(cudaDeviceSynchronize());
+  d.download(k);
+  cudaFree(big);
+  for (double& t : k.tol_out) t += p_rounding_bound(k.c);
+  EXPECT_EQ(fly_test::check_pa_decode(k), "") << explain(h.h, a);
+}
+
+// One capture, replayed with new lengths, tables, scales, sinks and data in the same buffers.
+TEST(PaDecodeCuda, GraphReplaySeesNewInputs) {
+  FLY_SKIP_WITHOUT_GPU();
+  Handle h;
+  for (fly_dtype_t kv : {FLY_DTYPE_BF16, FLY_DTYPE_E4M3FN}) {
+    PaDecodeConfig c;
+    c.head_dim = 128;
+    c.num_q_heads = 16;
+    c.num_kv_heads = 4;
+    c.q_len = 2;
+    c.kv_type = kv;
+    c.scales = kv == FLY_DTYPE_E4M3FN;
+    c.sinks = true;
+    c.layout = FLY_KV_LAYOUT_NHD;
+    c.seq_lens = {900, 33, 2048, 5};
+    c.num_seqs = 4;
+    c.max_seq_len = 2048;
+    c.num_blocks = 200;
+    PaDecodeCase first = fly_test::make_pa_decode_case(c);
+    c.seed = 99;
+    c.seq_lens = {2000, 1, 17, 1024};
+    c.k_scale = 0.75f;
+    c.v_scale = 0.5f;
+    PaDecodeCase second = fly_test::make_pa_decode_case(c);
+    ASSERT_EQ(first.k_bytes.size(), second.k_bytes.size());
+    DeviceCase d(first);
+    fly_pa_decode_args a = fly_test::pa_decode_args(first, d.buffers());
+    size_t ws = 0;
+    ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
+    if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaGraph_t g;
+    CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    ASSERT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, s), FLY_STATUS_SUCCESS) << fly_last_error();
+    CUDA_OK(cudaStreamEndCapture(s, &g));
+    cudaGraphExec_t exec;
+    CUDA_OK(cudaGraphInstantiate(&exec, g, 0));
+    for (PaDecodeCase* k : {&first, &second}) {
+      d.upload(*k);
+      CUDA_OK(cudaGraphLaunch(exec, s));
+      CUDA_OK(cudaStreamSynchronize(s));
+      d.download(*k);
+      for (double& t : k->tol_out) t += p_rounding_bound(k->c);
+      EXPECT_EQ(fly_test::check_pa_decode(*k), "") << fly_test::describe(k->c);
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(g);
+    cudaStreamDestroy(s);
+  }
+}
+
+}  // namespace
