@@ -12,9 +12,9 @@ namespace {
 // A split shorter than this costs more in partial results and reduction than it gains in blocks.
 constexpr int64_t kMinSplitTokens = 256;
 constexpr int kMaxSplits = 64;
-// Blocks per SM the split count aims for: at least two waves' worth keeps every SM streaming while
-// blocks start and finish.
-constexpr int64_t kBlocksPerSm = 4;
+// Blocks per SM the split count aims for (about one wave of resident blocks): measured on the H200,
+// 2 beats 4 and 8 (more, shorter splits pay more prologue, epilogue and reduction than they gain).
+constexpr int64_t kBlocksPerSm = 2;
 
 bool eligible(const PaDecodeVariant& v, const PaDecodeProblem& p, Target target, std::string& why) {
   if (v.target != target || v.launch == nullptr) return false;

@@ -20,29 +20,33 @@ struct Reduce {
     const int64_t h = block % q_heads, i = (block / q_heads) % p.q_len, seq = block / (q_heads * p.q_len);
     constexpr float log2e = 1.4426950408889634f;
     __shared__ float weight[64];  // split s's factor exp2(m_s - max); splits <= 64 (pa_decode_max_splits)
-    __shared__ float total[2];    // max (log2 units, sink included) and denominator
-    if (tid == 0) {
-      float m = -INFINITY;
-      for (int s = 0; s < p.splits; ++s) m = fmaxf(m, p.partial_ml[(s * rows + block) * 2]);
-      const float sink = p.sinks != nullptr ? __ldg(p.sinks + h) * log2e : -INFINITY;
-      if (m != -INFINITY) m = fmaxf(m, sink);  // no visible token: out 0, lse -inf, sink or not
-      float l = 0.f;
-      for (int s = 0; s < p.splits; ++s) {
-        const float ms = p.partial_ml[(s * rows + block) * 2];
-        weight[s] = ms == -INFINITY ? 0.f : exp2f(ms - m);
-        l += weight[s] == 0.f ? 0.f : weight[s] * p.partial_ml[(s * rows + block) * 2 + 1];
-      }
-      if (m != -INFINITY && sink != -INFINITY) l += exp2f(sink - m);
-      total[0] = m;
-      total[1] = l;
-    }
+    __shared__ float part[2][threads / 32];
+    // one split per thread: the max over the splits (and the sink), then the weights and their sum
+    const float ms = tid < p.splits ? p.partial_ml[(tid * rows + block) * 2] : -INFINITY;
+    const float ls = tid < p.splits ? p.partial_ml[(tid * rows + block) * 2 + 1] : 0.f;
+    float m = ms;
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if ((tid & 31) == 0) part[0][tid >> 5] = m;
     __syncthreads();
-    const float m = total[0], l = total[1];
+    m = -INFINITY;
+    for (int w = 0; w < threads / 32; ++w) m = fmaxf(m, part[0][w]);
+    const float sink = p.sinks != nullptr ? __ldg(p.sinks + h) * log2e : -INFINITY;
+    if (m != -INFINITY) m = fmaxf(m, sink);  // no visible token: out 0, lse -inf, sink or not
+    const float w_s = ms == -INFINITY ? 0.f : exp2f(ms - m);
+    if (tid < 64) weight[tid] = w_s;
+    float l = w_s == 0.f ? 0.f : w_s * ls;
+    for (int o = 16; o > 0; o >>= 1) l += __shfl_xor_sync(0xffffffffu, l, o);
+    if ((tid & 31) == 0) part[1][tid >> 5] = l;
+    __syncthreads();
+    l = 0.f;
+    for (int w = 0; w < threads / 32; ++w) l += part[1][w];
+    if (m != -INFINITY && sink != -INFINITY) l += exp2f(sink - m);
     const float lse = m == -INFINITY ? -INFINITY : (m + log2f(l)) * 0.6931471805599453f;
     const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
     for (int d = tid; d < HeadDim; d += threads) {
       float o = 0.f;
       if (m != -INFINITY) {
+#pragma unroll 8
         for (int s = 0; s < p.splits; ++s)
           if (weight[s] != 0.f) o += weight[s] * p.partial_o[(s * rows + block) * HeadDim + d];
         o = o / l * v_scale;
