@@ -4,7 +4,7 @@
 //
 // A problem: num_seqs sequences, each a full context of ctx tokens (seq_lens = ctx), q_len new
 // query tokens per sequence (the last q_len of the context), head_dim 128, blocks of 16 tokens, NHD
-// layout. The pool holds exactly the blocks the sequences use; each set's block table scatters them
+// layout (FLY_BENCH_PA_LAYOUT=vllm or hnd picks another; the same bytes, other access patterns). The pool holds exactly the blocks the sequences use; each set's block table scatters them
 // by a fixed-seed random permutation of the pool. q is bf16 uniform in [-1, 1); the cache is bf16
 // uniform in [-1, 1), or e4m3fn random finite codes (every code but the NaNs 0x7F / 0xFF) with
 // k_scale = v_scale = 1/128 read from device memory.
@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <random>
 #include <string>
@@ -31,6 +32,13 @@ struct PaShape {
 };
 
 inline constexpr int64_t kPaHeadDim = 128, kPaBlock = 16;
+// The cache layout of every row: NHD unless FLY_BENCH_PA_LAYOUT says vllm or hnd.
+inline fly_kv_layout_t pa_bench_layout() {
+  const char* v = std::getenv("FLY_BENCH_PA_LAYOUT");
+  const std::string name = v != nullptr ? v : "";
+  return name == "vllm" ? FLY_KV_LAYOUT_VLLM : name == "hnd" ? FLY_KV_LAYOUT_HND : FLY_KV_LAYOUT_NHD;
+}
+
 inline constexpr float kPaFp8Scale = 1.f / 128.f;  // a power of two: the scaled values stay exact
 
 // Random bf16 in [-1, 1) (kind 0) or random finite e4m3fn codes (kind 1), from a counter hash
@@ -126,7 +134,7 @@ struct PaProblem {
     fly_pa_decode_args a = FLY_PA_DECODE_ARGS_INIT;
     a.num_seqs = s.seqs; a.q_len = s.q_len; a.num_q_heads = s.q_heads; a.num_kv_heads = s.kv_heads;
     a.head_dim = kPaHeadDim;
-    a.q_type = FLY_DTYPE_BF16; a.kv_type = s.kv; a.kv_layout = FLY_KV_LAYOUT_NHD;
+    a.q_type = FLY_DTYPE_BF16; a.kv_type = s.kv; a.kv_layout = pa_bench_layout();
     a.q = st.q;
     a.q_stride_seq = s.q_len * s.q_heads * kPaHeadDim; a.q_stride_token = s.q_heads * kPaHeadDim;
     a.q_stride_head = kPaHeadDim;

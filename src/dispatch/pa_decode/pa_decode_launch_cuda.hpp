@@ -47,11 +47,11 @@ inline kernels::PaDecodeParams pa_decode_params(const PaDecodeProblem& p, const 
   k.num_kv_heads = int32_t(p.num_kv_heads);
   k.group = int32_t(p.group());
   k.q_len = int32_t(p.q_len);
-  const float fp8 = p.kv_type == FLY_DTYPE_E4M3FN ? 256.f : p.kv_type == FLY_DTYPE_E4M3FNUZ ? 128.f : 1.f;
-  k.k_scale = fp8 != 1.f ? p.k_scale : nullptr;  // the scales dequantise fp8 caches only
-  k.v_scale = fp8 != 1.f ? p.v_scale : nullptr;
-  k.k_dequant = fp8;
-  k.v_dequant = fp8;
+  const bool fp8 = p.kv_type == FLY_DTYPE_E4M3FN || p.kv_type == FLY_DTYPE_E4M3FNUZ;
+  k.k_scale = fp8 ? p.k_scale : nullptr;  // the scales dequantise fp8 caches only
+  k.v_scale = fp8 ? p.v_scale : nullptr;
+  k.fnuz = p.kv_type == FLY_DTYPE_E4M3FNUZ;
+  k.k_dequant = k.v_dequant = k.fnuz ? 128.f : 1.f;  // e4m3fnuz's shift leaves value * 2^-7
   k.scale = p.scale;
   k.softcap = p.logit_softcap;
   k.window = int32_t(p.sliding_window);
@@ -78,6 +78,39 @@ cudaError_t allow_smem(Kernel kernel, int bytes, std::atomic<uint64_t>& done) {
   return e;
 }
 
+// Resident blocks per SM of a variant's kernel on the current device (at least 1), measured once
+// per process: the split plan fills SMs x this many slots (pa_decode_select.cpp).
+template <class Tile>
+int pa_decode_blocks_per_sm(void (*kernel)(kernels::PaDecodeParams)) {
+  static std::atomic<int> cached{0};
+  if (int n = cached.load(std::memory_order_relaxed); n > 0) return n;
+  static std::atomic<uint64_t> smem_done{0};
+  int n = 0;
+  if (allow_smem(kernel, Tile::smem_bytes, smem_done) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, Tile::threads, Tile::smem_bytes) != cudaSuccess || n < 1) {
+    (void)cudaGetLastError();  // a failed query is not the caller's error: plan for one block per SM
+    return 1;
+  }
+  cached.store(n, std::memory_order_relaxed);
+  return n;
+}
+
+// The reduce as a programmatic dependent launch: it is scheduled while the decode's last blocks
+// finish and waits for them in the kernel (griddepcontrol.wait), hiding its launch latency.
+inline cudaError_t launch_reduce(void (*reduce)(kernels::PaDecodeParams, bool), const kernels::PaDecodeParams& params,
+                                 bool out_bf16, int64_t rows, cudaStream_t s) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(rows));
+  config.blockDim = dim3(64);
+  config.stream = s;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, reduce, params, out_bf16);
+}
+
 template <class Tile>
 fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void (*reduce)(kernels::PaDecodeParams, bool),
                                    const PaDecodeProblem& p, const PaDecodePlan& plan, void* stream) {
@@ -99,8 +132,9 @@ fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void
   const kernels::PaDecodeParams params = pa_decode_params(p, plan);
   auto s = static_cast<cudaStream_t>(stream);
   kernel<<<unsigned(blocks), Tile::threads, Tile::smem_bytes, s>>>(params);
-  if (plan.splits > 1) reduce<<<unsigned(rows), 64, 0, s>>>(params, p.q_type == FLY_DTYPE_BF16);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess && plan.splits > 1) e = launch_reduce(reduce, params, p.q_type == FLY_DTYPE_BF16, rows, s);
+  if (e != cudaSuccess)
     return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string(fn) + ": kernel launch failed: " + cudaGetErrorString(e));
   return FLY_STATUS_SUCCESS;
 }

@@ -36,6 +36,9 @@ struct PaDecodeVariant {
   int warps, stages;
   // Enqueues the decode (and the reduce when plan.splits > 1) on the caller's stream.
   fly_status_t (*launch)(const PaDecodeProblem&, const PaDecodePlan&, void* stream);
+  // Blocks of the kernel one SM holds at once on the current device (registers, shared memory),
+  // for the split plan; null: 1.
+  int (*blocks_per_sm)();
 };
 
 // Every variant compiled into the library (empty without generated GPU kernels).

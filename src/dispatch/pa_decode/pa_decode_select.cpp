@@ -12,9 +12,10 @@ namespace {
 // A split shorter than this costs more in partial results and reduction than it gains in blocks.
 constexpr int64_t kMinSplitTokens = 256;
 constexpr int kMaxSplits = 64;
-// Blocks per SM the split count aims for (about one wave of resident blocks): measured on the H200,
-// 2 beats 4 and 8 (more, shorter splits pay more prologue, epilogue and reduction than they gain).
-constexpr int64_t kBlocksPerSm = 2;
+// The wave model of the split plan, in pipeline steps: a block costs its steps plus its prologue
+// (the first stages' latency) and epilogue; a split plan pays the reduction once.
+constexpr int64_t kBlockOverheadSteps = 2;
+constexpr int64_t kReduceSteps = 2;
 
 bool eligible(const PaDecodeVariant& v, const PaDecodeProblem& p, Target target, std::string& why) {
   if (v.target != target || v.launch == nullptr) return false;
@@ -28,19 +29,42 @@ bool eligible(const PaDecodeVariant& v, const PaDecodeProblem& p, Target target,
 }
 
 // Tuning switches read once per process (docs/pa-decode.md): FLY_PA_DECODE_VARIANT=<name> restricts
-// the choice to one variant; FLY_PA_DECODE_BLOCKS_PER_SM=<n> sets the blocks per SM the split
-// count aims for.
+// the choice to one variant; FLY_PA_DECODE_BLOCKS_PER_SM=<n> replaces the measured resident
+// blocks per SM in the split plan.
 const char* forced_variant() {
   static const char* name = std::getenv("FLY_PA_DECODE_VARIANT");
   return name != nullptr && name[0] != '\0' ? name : nullptr;
 }
-int64_t blocks_per_sm() {
-  static const int64_t n = [] {
-    const char* v = std::getenv("FLY_PA_DECODE_BLOCKS_PER_SM");
-    const long x = v != nullptr ? std::strtol(v, nullptr, 10) : 0;
-    return x >= 1 && x <= 64 ? int64_t(x) : kBlocksPerSm;
+int64_t blocks_per_sm(const PaDecodeVariant& v) {
+  static const int64_t forced = [] {
+    const char* s = std::getenv("FLY_PA_DECODE_BLOCKS_PER_SM");
+    const long x = s != nullptr ? std::strtol(s, nullptr, 10) : 0;
+    return x >= 1 && x <= 64 ? int64_t(x) : 0;
   }();
-  return n;
+  if (forced > 0) return forced;
+  return v.blocks_per_sm != nullptr ? std::max(1, v.blocks_per_sm()) : 1;
+}
+
+// The split count that finishes soonest when blocks run in waves of `slots` (SMs x resident
+// blocks): each (sequence, kv head, row chunk) splits its `steps` into equal runs. One wave of
+// short blocks beats a long wave plus a tail; ties keep fewer splits (less partial traffic).
+PaDecodePlan plan_splits(int64_t base_blocks, int64_t steps, int64_t step_tokens, int64_t slots, int max_splits) {
+  PaDecodePlan best;
+  int64_t best_cost = INT64_MAX;
+  const int64_t most = std::clamp<int64_t>(max_splits, 1, steps);
+  for (int64_t s = 1; s <= most; ++s) {
+    const int64_t run = (steps + s - 1) / s;
+    const int64_t splits = (steps + run - 1) / run;  // equal runs: s may round down
+    if (splits != s) continue;
+    const int64_t waves = (base_blocks * splits + slots - 1) / slots;
+    const int64_t cost = waves * (run + kBlockOverheadSteps) + (splits > 1 ? kReduceSteps : 0);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best.splits = int(splits);
+      best.split_tokens = run * step_tokens;
+    }
+  }
+  return best;
 }
 
 }  // namespace
@@ -85,22 +109,19 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
              ", V " + (p.layout == FLY_KV_LAYOUT_VLLM ? "dim-major (vllm)" : "token-major (nhd/hnd)");
     return nullptr;
   }
-  PaDecodePlan pl;
-  pl.row_chunks = int((rows + best->rows_per_block - 1) / best->rows_per_block);
+  const int row_chunks = int((rows + best->rows_per_block - 1) / best->rows_per_block);
   const int64_t step = best->tokens_per_step;
-  const int64_t steps = (p.max_seq_len + step - 1) / step;
-  const int64_t base_blocks = p.num_seqs * p.num_kv_heads * pl.row_chunks;
-  const int64_t want = std::max<int64_t>(1, multiprocessors) * blocks_per_sm();
-  int64_t splits = (want + base_blocks - 1) / base_blocks;
-  splits = std::clamp<int64_t>(splits, 1, std::min<int64_t>(pa_decode_max_splits(p.max_seq_len), steps));
-  const int64_t steps_per_split = (steps + splits - 1) / splits;
-  pl.split_tokens = steps_per_split * step;
-  pl.splits = int((steps + steps_per_split - 1) / steps_per_split);
+  const int64_t steps = std::max<int64_t>(1, (p.max_seq_len + step - 1) / step);
+  const int64_t base_blocks = p.num_seqs * p.num_kv_heads * row_chunks;
+  const int64_t resident = blocks_per_sm(*best);
+  const int64_t slots = std::max<int64_t>(1, multiprocessors) * resident;
+  PaDecodePlan pl = plan_splits(base_blocks, steps, step, slots, pa_decode_max_splits(p.max_seq_len));
+  pl.row_chunks = row_chunks;
   *plan = pl;
   if (why != nullptr)
     *why = std::to_string(base_blocks) + " blocks of (sequence, kv head, " + std::to_string(best->rows_per_block) +
            " query rows) x " + std::to_string(pl.splits) + " splits of " + std::to_string(pl.split_tokens) + " tokens for " +
-           std::to_string(multiprocessors) + " SMs";
+           std::to_string(multiprocessors) + " SMs x " + std::to_string(resident) + " resident blocks";
   return best;
 }
 

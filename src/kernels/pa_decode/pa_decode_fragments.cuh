@@ -1,7 +1,7 @@
 // Register fragments of the decode's two products on mma.sync m16n8k16 (f32 accumulation):
 // S = Q K^T (query rows x tokens) and O += P V (query rows x head_dim), read from the shared-memory
-// tiles with ldmatrix. fp8 caches are widened in registers to f16 with a shift (exact; the factor
-// 2^8 / 2^7 that the shift leaves is folded into the scales).
+// tiles with ldmatrix. fp8 caches are widened in registers to f16 (exactly: e4m3fn by the hardware
+// conversion, e4m3fnuz by a shift whose factor 2^7 is folded into the scales).
 //
 // Both products sum over an index whose order is free: QK^T over head_dim, PV over tokens. fp8
 // tiles hold 16 elements per ldmatrix row instead of 8, so a lane receives four consecutive ones;
@@ -40,14 +40,38 @@ __device__ __forceinline__ int swizzled_chunk(int row, int c) {
   }
 }
 
-// Two fp8 e4m3 bytes of `w` (picked by `sel`, a prmt selector that puts them in bytes 1 and 3)
-// as f16x2 holding value * 2^-8 (e4m3fn) or value * 2^-7 (e4m3fnuz): the sign stays, the 7 exponent
-// and mantissa bits move down one place. NaN encodings are not preserved.
-__device__ __forceinline__ uint32_t fp8x2_to_f16x2(uint32_t w, uint32_t sel) {
-  const uint32_t spread = __byte_perm(w, 0u, sel);
-  return ((spread >> 1) & 0x3F803F80u) | (spread & 0x80008000u);
+// Two fp8 e4m3 bytes of `w` as f16x2 (the first named byte in the low half). Bytes01 and Bytes23
+// are w's 16-bit halves; Bytes02 and Bytes13 interleave them.
+enum class BytePair { b01, b23, b02, b13 };
+
+// e4m3fn: the hardware conversion (cvt.rn.f16x2.e4m3x2), exact (every e4m3fn value is an f16).
+// e4m3fnuz: its exponent bias is 8, and 0x7F / 0xFF are +-240 (NaN to the conversion above), so
+// the bytes are widened with a shift instead: the sign stays, the 7 exponent and mantissa bits move
+// into the f16 one place down, which holds value * 2^-7 (the factor is folded into the scales).
+// NaN encodings are not preserved by either.
+template <bool Fnuz, BytePair Pair>
+__device__ __forceinline__ uint32_t fp8x2_to_f16x2(uint32_t w) {
+  if constexpr (Fnuz) {
+    constexpr uint32_t sel = Pair == BytePair::b01   ? 0x1404u
+                             : Pair == BytePair::b23 ? 0x3424u
+                             : Pair == BytePair::b02 ? 0x2404u
+                                                     : 0x3414u;
+    const uint32_t spread = __byte_perm(w, 0u, sel);
+    return ((spread >> 1) & 0x3F803F80u) | (spread & 0x80008000u);
+  } else {
+    uint16_t pair;
+    if constexpr (Pair == BytePair::b01) {
+      pair = uint16_t(w);
+    } else if constexpr (Pair == BytePair::b23) {
+      pair = uint16_t(w >> 16);
+    } else {
+      pair = uint16_t(__byte_perm(w, 0u, Pair == BytePair::b02 ? 0x0020u : 0x0031u));
+    }
+    uint32_t d;
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;\n" : "=r"(d) : "h"(pair));
+    return d;
+  }
 }
-constexpr uint32_t kBytes01 = 0x1404, kBytes23 = 0x3424, kBytes02 = 0x2404, kBytes13 = 0x3414;
 
 template <KvKind Kind>
 struct Mma;

@@ -10,6 +10,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "fly/arch/copy_sm90.hpp"
 #include "pa_decode_load.cuh"
@@ -68,16 +69,19 @@ struct Kernel {
 
     // ---- prologue: the group tables of the first stages, those stages in flight, then Q (converted
     // to the MMA type) while they land
-    int64_t* tables = reinterpret_cast<int64_t*>(smem + T::q_bytes + T::ring_bytes);  // [stage][K, V groups]
-    constexpr int table_stride = 2 * (T::tokens / 16);
+    static_assert(sizeof(StageTable<T>) * T::stages <= T::table_bytes, "Tile::table_bytes holds the tables");
+    auto* tables = reinterpret_cast<StageTable<T>*>(smem + T::q_bytes + T::ring_bytes);  // [stage]
+    StageCopies<T> copies;
+    copies.init(p, tid);
 #pragma unroll
     for (int st = 0; st < T::stages; ++st)
-      if (st < steps) fill_group_table<T>(p, walk, lo + st * T::tokens, tables + st * table_stride, tid);
+      if (st < steps) store_group_entry<T>(group_entry<T>(p, walk, lo + st * T::tokens, tid), tables + st, tid);
+    // the entry of step `stages`, stored in iteration 0 (group_entry is null past the end)
+    const unsigned char* pending = group_entry<T>(p, walk, lo + T::stages * T::tokens, tid);
     __syncthreads();
 #pragma unroll
     for (int st = 0; st < T::stages - 1; ++st) {
-      if (st < steps)
-        load_stage<T>(p, walk, tables + st * table_stride, lo + st * T::tokens, ring + st * T::stage_bytes, tid);
+      if (st < steps) load_stage<T>(p, copies, tables + st, hi - (lo + st * T::tokens), ring + st * T::stage_bytes);
       fly::cp_async_fence();
     }
     const bool q_bf16 = T::kind == KvKind::fp8 ? p.q_bf16 : bf16_mma;
@@ -116,29 +120,44 @@ struct Kernel {
     const float k_scale = (p.k_scale != nullptr ? __ldg(p.k_scale) : 1.f) * p.k_dequant;
     const float scale = p.scale * k_scale;
 
-    // ---- main loop: wait for stage it, refill the stage freed last iteration, compute stage it
-    for (int it = 0; it < steps; ++it) {
-      fly::cp_async_wait<T::stages - 2>();
-      __syncthreads();
-      const int next = it + T::stages - 1;
-      if (next < steps)
-        load_stage<T>(p, walk, tables + (next % T::stages) * table_stride, lo + next * T::tokens,
-                      ring + (next % T::stages) * T::stage_bytes, tid);
-      fly::cp_async_fence();
-      // the table of step it + stages takes the slot of step it, issued stages - 1 iterations ago
-      if (it + T::stages < steps)
-        fill_group_table<T>(p, walk, lo + (it + T::stages) * T::tokens, tables + (it % T::stages) * table_stride, tid);
-      const int32_t tok0 = lo + it * T::tokens;
-      const int base = warp * T::warp_tokens;
-      if (tok0 + base < hi) {  // a warp whose tokens are all past the end has nothing to add
-        const uint32_t stage = ring + (it % T::stages) * T::stage_bytes;
-        float s[WarpState<T>::nj][4];
-        ws.qk(s, qs, stage, base, lane);
-        ws.softmax(s, tok0 + base, scale, p.softcap, lane);
-        ws.pv(s, stage + T::tile_bytes, base, lane);
+    // ---- main loop: wait for stage it, refill the stage freed last iteration, compute stage it.
+    // fp8 caches: compiled once per format (e4m3fnuz widens differently, pa_decode_fragments.cuh).
+    auto main_loop = [&](auto fnuz) {
+      constexpr bool kFnuz = decltype(fnuz)::value;
+      for (int it = 0; it < steps; ++it) {
+        fly::cp_async_wait<T::stages - 2>();
+        __syncthreads();
+        const int next = it + T::stages - 1;
+        if (next < steps)
+          load_stage<T>(p, copies, tables + next % T::stages, hi - (lo + next * T::tokens),
+                        ring + (next % T::stages) * T::stage_bytes);
+        fly::cp_async_fence();
+        // the table of step it + stages takes the slot of step it (its copies were issued an
+        // iteration ago); the entry looked up last iteration is stored, the next one looked up
+        if (it + T::stages < steps) {
+          store_group_entry<T>(pending, tables + it % T::stages, tid);
+          pending = group_entry<T>(p, walk, lo + (it + T::stages + 1) * T::tokens, tid);
+        }
+        const int32_t tok0 = lo + it * T::tokens;
+        const int base = warp * T::warp_tokens;
+        if (tok0 + base < hi) {  // a warp whose tokens are all past the end has nothing to add
+          const uint32_t stage = ring + (it % T::stages) * T::stage_bytes;
+          float s[WarpState<T>::nj][4];
+          ws.template qk<kFnuz>(s, qs, stage, base, lane);
+          ws.softmax(s, tok0 + base, scale, p.softcap, lane);
+          ws.template pv<kFnuz>(s, stage + T::tile_bytes, base, lane);
+        }
       }
+    };
+    if (T::kind == KvKind::fp8 && p.fnuz) {
+      main_loop(std::true_type{});
+    } else {
+      main_loop(std::false_type{});
     }
     fly::cp_async_wait_all();
+    // the reduce (a programmatic dependent launch) may be scheduled now; it waits for this grid's
+    // completion before it reads the partials
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
     __syncthreads();  // the ring becomes the epilogue's scratch
     epilogue(p, ws, rows, smem + T::q_bytes, seq, kv_head, split, tid);
   }

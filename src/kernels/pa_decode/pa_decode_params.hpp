@@ -36,7 +36,8 @@ struct PaDecodeParams {
   int32_t num_seqs, num_kv_heads, group, q_len;
   const float* k_scale;  // null = 1
   const float* v_scale;
-  float k_dequant, v_dequant;  // constant factors of the fp8 decode (2^8 e4m3fn, 2^7 e4m3fnuz), else 1
+  bool fnuz;                   // the fp8 cache is e4m3fnuz (else e4m3fn)
+  float k_dequant, v_dequant;  // constant factors of the fp8 widening (2^7 for e4m3fnuz), else 1
   float scale;                 // softmax scale
   float softcap;               // 0 = off
   int32_t window;              // 0 = off

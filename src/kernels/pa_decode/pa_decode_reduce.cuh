@@ -15,6 +15,8 @@ struct Reduce {
 
   // block = query row (seq, token, q head) in pa_query_row order
   __device__ static void run(const PaDecodeParams& p, bool out_bf16, int64_t block, int tid) {
+    // launched as a programmatic dependent of the decode kernel: wait for its partials
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
     const int64_t q_heads = int64_t(p.num_kv_heads) * p.group;
     const int64_t rows = int64_t(p.num_seqs) * p.q_len * q_heads;
     const int64_t h = block % q_heads, i = (block / q_heads) % p.q_len, seq = block / (q_heads * p.q_len);

@@ -30,7 +30,7 @@ struct Tile {
   static constexpr int tile_chunks = TokensPerStep * row_chunks;  // K or V, 16-byte chunks
   static constexpr int tile_bytes = 16 * tile_chunks;
   static constexpr int stage_bytes = 2 * tile_bytes;
-  static constexpr bool q_in_registers = HeadDim <= 128;
+  static constexpr bool q_in_registers = HeadDim <= 64;
 
   // shared memory: Q (16 rows of head_dim MMA elements, padded so fragment reads spread over banks),
   // then the ring of stages; the epilogue's per-warp partial outputs reuse the ring.
@@ -39,8 +39,17 @@ struct Tile {
   static constexpr int o_pitch = HeadDim + 4;  // floats
   static constexpr int epilogue_bytes = Warps * rows * (o_pitch + 2) * 4;
   static constexpr int ring_bytes = Stages * stage_bytes > epilogue_bytes ? Stages * stage_bytes : epilogue_bytes;
-  static constexpr int table_bytes = Stages * 2 * (TokensPerStep / 16) * 8;  // pa_decode_load.cuh
+  // a StageTable per stage (pa_decode_load.cuh): 2 x groups addresses and the invalid mask
+  static constexpr int table_bytes = Stages * (2 * (TokensPerStep / 16) * 8 + 8);
   static constexpr int smem_bytes = q_bytes + ring_bytes + table_bytes;
+  // Blocks per SM that shared memory allows (228 KB, 1 KB reserved per block), at most 4 and no
+  // more than leave each thread the registers its head_dim needs without spilling (128 for d64,
+  // 168 beyond): the kernel's __launch_bounds__ asks ptxas to fit as many (otherwise a d128 block
+  // takes ~200 registers and 2 blocks fit where shared memory holds 3).
+  static constexpr int smem_blocks_per_sm = 233472 / (smem_bytes + 1024);
+  static constexpr int reg_blocks_per_sm = 65536 / (threads * (HeadDim <= 64 ? 128 : 168));
+  static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
+  static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks > 4 ? 4 : fit_blocks;
 
   static_assert(HeadDim % 64 == 0, "head_dim is a multiple of 64 (64, 128, 256)");
   static_assert(warp_tokens % 16 == 0 && warp_tokens * Warps == TokensPerStep,

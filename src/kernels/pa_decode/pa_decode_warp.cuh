@@ -59,6 +59,7 @@ struct WarpState {
   }
 
   // S = Q K^T over the warp's tokens [base, base + warp_tokens) of the stage's K tile.
+  template <bool Fnuz>
   __device__ __forceinline__ void qk(float (&s)[nj][4], const uint16_t* qs, uint32_t ktile, int base, int lane) const {
 #pragma unroll
     for (int j = 0; j < nj; ++j)
@@ -76,11 +77,11 @@ struct WarpState {
           SM75_U32x4_LDSM_N::copy(ktile + 16 * swizzled_chunk<T::row_chunks>(row, 2 * kk2 + (mi & 1)), d[0], d[1], d[2], d[3]);
           uint32_t a[4];
           q_at(qs, 2 * kk2, lane, a);
-          mma<T::kind>(s[2 * jp], a, fp8x2_to_f16x2(d[0], kBytes01), fp8x2_to_f16x2(d[0], kBytes23));
-          mma<T::kind>(s[2 * jp + 1], a, fp8x2_to_f16x2(d[2], kBytes01), fp8x2_to_f16x2(d[2], kBytes23));
+          mma<T::kind>(s[2 * jp], a, fp8x2_to_f16x2<Fnuz, BytePair::b01>(d[0]), fp8x2_to_f16x2<Fnuz, BytePair::b23>(d[0]));
+          mma<T::kind>(s[2 * jp + 1], a, fp8x2_to_f16x2<Fnuz, BytePair::b01>(d[2]), fp8x2_to_f16x2<Fnuz, BytePair::b23>(d[2]));
           q_at(qs, 2 * kk2 + 1, lane, a);
-          mma<T::kind>(s[2 * jp], a, fp8x2_to_f16x2(d[1], kBytes01), fp8x2_to_f16x2(d[1], kBytes23));
-          mma<T::kind>(s[2 * jp + 1], a, fp8x2_to_f16x2(d[3], kBytes01), fp8x2_to_f16x2(d[3], kBytes23));
+          mma<T::kind>(s[2 * jp], a, fp8x2_to_f16x2<Fnuz, BytePair::b01>(d[1]), fp8x2_to_f16x2<Fnuz, BytePair::b23>(d[1]));
+          mma<T::kind>(s[2 * jp + 1], a, fp8x2_to_f16x2<Fnuz, BytePair::b01>(d[3]), fp8x2_to_f16x2<Fnuz, BytePair::b23>(d[3]));
         }
       } else {
 #pragma unroll
@@ -101,16 +102,21 @@ struct WarpState {
   __device__ __forceinline__ void softmax(float (&s)[nj][4], int32_t tok0, float scale, float softcap, int lane) {
     const int t = lane & 3;
     float mx[2] = {-INFINITY, -INFINITY};
+    // most steps lie wholly inside both of the lane's rows' visible ranges: no per-token mask
+    const bool inside = tok0 >= max(lo[0], lo[1]) && tok0 + T::warp_tokens - 1 <= min(hi[0], hi[1]);
+    const bool capped = softcap > 0.f;
+    const float scale_log2 = capped ? scale : scale * log2e;  // uncapped: one multiply per logit
 #pragma unroll
     for (int j = 0; j < nj; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int rh = e >> 1;
-        const int32_t tok = tok0 + tok_of<T::kind, T::v_dim_major>(j, 2 * t + (e & 1));
-        float x = s[j][e] * scale;
-        if (softcap > 0.f) x = softcap * tanhf(x / softcap);
-        x *= log2e;
-        x = (tok >= lo[rh] && tok <= hi[rh]) ? x : -INFINITY;
+        float x = s[j][e] * scale_log2;
+        if (capped) x = softcap * tanhf(x / softcap) * log2e;
+        if (!inside) {
+          const int32_t tok = tok0 + tok_of<T::kind, T::v_dim_major>(j, 2 * t + (e & 1));
+          x = (tok >= lo[rh] && tok <= hi[rh]) ? x : -INFINITY;
+        }
         s[j][e] = x;
         mx[rh] = fmaxf(mx[rh], x);
       }
@@ -123,10 +129,13 @@ struct WarpState {
       const float corr = exp2f(m[rh] - base);
       m[rh] = m_new;
       l[rh] *= corr;
+      // once the running max settles most steps leave it unchanged: skip the 2 x nd multiplies
+      if (__any_sync(0xffffffffu, corr != 1.f)) {
 #pragma unroll
-      for (int dj = 0; dj < nd; ++dj) {
-        o[dj][2 * rh] *= corr;
-        o[dj][2 * rh + 1] *= corr;
+        for (int dj = 0; dj < nd; ++dj) {
+          o[dj][2 * rh] *= corr;
+          o[dj][2 * rh + 1] *= corr;
+        }
       }
       mx[rh] = base;
     }
@@ -141,6 +150,7 @@ struct WarpState {
   }
 
   // O += P V over the warp's tokens [base, base + warp_tokens) of the stage's V tile.
+  template <bool Fnuz>
   __device__ __forceinline__ void pv(const float (&s)[nj][4], uint32_t vtile, int base, int lane) {
     const int mi = lane >> 3, r = lane & 7;
 #pragma unroll
@@ -177,8 +187,8 @@ struct WarpState {
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const uint32_t lo_tok = d[2 * h], hi_tok = d[2 * h + 1];
-            mma<T::kind>(o[2 * (cp + h)], a, fp8x2_to_f16x2(lo_tok, kBytes02), fp8x2_to_f16x2(hi_tok, kBytes02));
-            mma<T::kind>(o[2 * (cp + h) + 1], a, fp8x2_to_f16x2(lo_tok, kBytes13), fp8x2_to_f16x2(hi_tok, kBytes13));
+            mma<T::kind>(o[2 * (cp + h)], a, fp8x2_to_f16x2<Fnuz, BytePair::b02>(lo_tok), fp8x2_to_f16x2<Fnuz, BytePair::b02>(hi_tok));
+            mma<T::kind>(o[2 * (cp + h) + 1], a, fp8x2_to_f16x2<Fnuz, BytePair::b13>(lo_tok), fp8x2_to_f16x2<Fnuz, BytePair::b13>(hi_tok));
           }
         }
       } else {  // fp8, dim-major: rows are d, one chunk = the k-step's 16 tokens
@@ -189,7 +199,7 @@ struct WarpState {
                                   d[2], d[3]);
 #pragma unroll
           for (int q = 0; q < 4; ++q)
-            mma<T::kind>(o[4 * dq + q], a, fp8x2_to_f16x2(d[q], kBytes01), fp8x2_to_f16x2(d[q], kBytes23));
+            mma<T::kind>(o[4 * dq + q], a, fp8x2_to_f16x2<Fnuz, BytePair::b01>(d[q]), fp8x2_to_f16x2<Fnuz, BytePair::b23>(d[q]));
         }
       }
     }

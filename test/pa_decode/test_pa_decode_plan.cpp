@@ -1,0 +1,94 @@
+// The dispatcher's split plan (pa_decode_select.cpp) on made-up variants: the plan must cover the
+// context exactly once, stay within the workspace the library sized, fill the machine when one
+// (sequence, kv head) pair is all there is, and leave large batches unsplit.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "pa_decode/pa_decode_registry.hpp"
+
+namespace {
+
+using fly::dispatch::PaDecodePlan;
+using fly::dispatch::PaDecodeProblem;
+using fly::dispatch::PaDecodeVariant;
+using fly::dispatch::Target;
+
+fly_status_t no_launch(const PaDecodeProblem&, const PaDecodePlan&, void*) { return FLY_STATUS_INTERNAL_ERROR; }
+int three_per_sm() { return 3; }
+
+PaDecodeVariant variant(int tokens_per_step) {
+  return {"plan_test", Target::sm90a, FLY_DTYPE_BF16, 128, false, 16, tokens_per_step, 4, 2, no_launch, three_per_sm};
+}
+
+PaDecodeProblem problem(int64_t seqs, int64_t max_seq_len, int64_t hq = 32, int64_t hkv = 8, int64_t q_len = 1) {
+  PaDecodeProblem p{};
+  p.num_seqs = seqs;
+  p.q_len = q_len;
+  p.num_q_heads = hq;
+  p.num_kv_heads = hkv;
+  p.head_dim = 128;
+  p.block_size = 16;
+  p.max_seq_len = max_seq_len;
+  p.q_type = p.kv_type = FLY_DTYPE_BF16;
+  p.layout = FLY_KV_LAYOUT_NHD;
+  return p;
+}
+
+PaDecodePlan plan_for(const PaDecodeVariant& v, const PaDecodeProblem& p, int sms, std::string* why = nullptr) {
+  PaDecodePlan plan;
+  std::string line;
+  EXPECT_EQ(fly::dispatch::select_pa_decode_variant(std::span(&v, 1), p, Target::sm90a, sms, &plan, &line), &v) << line;
+  if (why != nullptr) *why = line;
+  return plan;
+}
+
+}  // namespace
+
+TEST(PaDecodePlan, CoversTheContextOnceWithinTheWorkspace) {
+  const PaDecodeVariant v = variant(64);
+  for (int64_t seqs : {1, 3, 8, 64, 256, 1000})
+    for (int64_t len : {1, 63, 64, 65, 257, 1024, 4096, 32768, 100000})
+      for (int sms : {1, 16, 132}) {
+        const PaDecodeProblem p = problem(seqs, len);
+        const PaDecodePlan plan = plan_for(v, p, sms);
+        SCOPED_TRACE("seqs " + std::to_string(seqs) + " len " + std::to_string(len) + " sms " + std::to_string(sms));
+        ASSERT_GE(plan.splits, 1);
+        ASSERT_LE(plan.splits, fly::dispatch::pa_decode_max_splits(len));
+        EXPECT_EQ(plan.split_tokens % 64, 0);
+        // every token in exactly one split: the last split starts inside the context
+        EXPECT_GE(plan.split_tokens * plan.splits, len);
+        EXPECT_LT(plan.split_tokens * (plan.splits - 1), len);
+        if (plan.splits > 1) EXPECT_GT(fly::dispatch::pa_decode_workspace_bytes(p), size_t{0});
+      }
+}
+
+TEST(PaDecodePlan, OneSequenceFillsEverySlot) {
+  // B = 1, 8 kv heads, 32768 tokens on 132 SMs x 3 blocks: the splits fill most of the 396 slots
+  // in one wave rather than 264 or a second wave
+  std::string why;
+  const PaDecodePlan plan = plan_for(variant(64), problem(1, 32768), 132, &why);
+  const int64_t blocks = 8 * int64_t(plan.splits);
+  EXPECT_LE(blocks, 132 * 3) << why;
+  EXPECT_GE(blocks, 132 * 3 * 3 / 4) << why;
+  EXPECT_NE(why.find("3 resident blocks"), std::string::npos) << why;
+}
+
+TEST(PaDecodePlan, LargeBatchesAvoidAShortLastWave) {
+  // 512 (sequence, kv head) blocks of 64 steps on 396 slots: one split leaves a second wave of 116
+  // blocks as long as the first; three splits make four even waves
+  const PaDecodePlan split = plan_for(variant(64), problem(64, 4096), 132);
+  EXPECT_GT(split.splits, 1);
+  // 2048 short blocks: splitting further only adds partials
+  const PaDecodePlan whole = plan_for(variant(64), problem(256, 1024), 132);
+  EXPECT_EQ(whole.splits, 1);
+  EXPECT_EQ(whole.split_tokens, 1024);
+}
+
+TEST(PaDecodePlan, QueryRowsBeyondOneBlockAddRowChunks) {
+  // group 32 x q_len 4 = 128 query rows per kv head: 8 chunks of 16
+  const PaDecodePlan plan = plan_for(variant(64), problem(2, 2048, 64, 2, 4), 132);
+  EXPECT_EQ(plan.row_chunks, 8);
+}
