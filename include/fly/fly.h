@@ -194,6 +194,15 @@ fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, ch
  *    block id outside [0, num_blocks) reads as zeros: bad device data never reads or writes
  *    outside the caller's buffers.
  *  - head_dim 64, 128 or 256; block_size 16, 32 or 64; q_len 1 to 4 (speculative decoding).
+ *  - scale finite (0, as FLY_PA_DECODE_ARGS_INIT leaves it, gives uniform weights: set it);
+ *    logit_softcap finite and >= 0; sliding_window >= 0.
+ *  - out and lse overlap no input and not each other. Every pointer is aligned to its element size
+ *    (else INVALID_ARGUMENT). On a GPU, q, out, k_cache and v_cache are 16-byte aligned and every
+ *    stride used (extent > 1) is a multiple of 16 bytes, else NOT_SUPPORTED (the kernels move
+ *    16-byte vectors). Block strides are at least one block's elements (K and V interleaved in
+ *    one allocation: both strides two blocks, v_cache = k_cache + one block).
+ *  - On a GPU, NaN in the fp8 cache is not preserved (values are widened without NaN handling);
+ *    16-bit caches and the host backend propagate it.
  *  - The call reads no device memory on the host, never allocates and never synchronises: it can
  *    be captured in a CUDA graph and replayed with changed seq_lens, block tables, scales and data
  *    (within max_seq_len). workspace: fly_pa_decode_workspace_size bytes of device memory, which
