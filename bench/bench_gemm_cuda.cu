@@ -1,12 +1,17 @@
 // fly_gemm on the GPU beside cuBLASLt, same problems, same run. Each row reports TFLOP/s and, as a
-// fraction of the H200's measured ceilings (docs/h200-runs.md), the compute rate (fp8 dense 1979
-// TFLOP/s datasheet; fp32 51 TFLOP/s measured sgemm) and the bandwidth of reading A and B once and
-// writing D (4.57 TB/s read streaming): skinny decode GEMMs are bound by the latter.
+// fraction of the H200's ceilings, the compute rate (`of_peak`: datasheet dense rates, fp8 1979
+// TFLOP/s, fp32 67 TFLOP/s; cuBLAS's own sgemm reaches about 51) and the bandwidth of reading A and
+// B once and writing D (`of_hbm`: 4.57 TB/s read streaming, measured): skinny decode GEMMs are
+// bound by the latter. Inputs rotate over copies spanning twice the L2, so no row is L2-resident.
+// cuBLASLt runs in its default mode (fp8 partial sums promoted to fp32: `cublaslt`) and, for fp8,
+// with fast accumulation (`cublaslt_fastaccum`, the tensor cores' own accumulator, as fly's fp8
+// variants accumulate until they promote): compare fly with the mode of equal accuracy.
+// Every row's D is checked against cuBLASLt's promoting fp32 result before it is reported
+// (gemm_check.cuh); a mismatch fails the row and fly_bench.
 // Timing (gemm_cuda_problem.cuh, gpu_timer.cuh): the row's time is the GPU time of one call behind
-// a held stream (median after warm-up, inputs rotated over several copies when one set fits in the
-// 60 MB L2), as nvbench measures; `batch_us` is per call of 20 back to back (a replayed graph),
-// `call_us` per call with the host's enqueue cost (an eager engine; cuBLASLt's host path is
-// 10-20 us of it on the H200).
+// a held stream (median after warm-up), as nvbench measures; `batch_us` is per call of 20 back to
+// back (a replayed graph), `call_us` per call with the host's enqueue cost (an eager engine;
+// cuBLASLt's host path is 10-20 us of it on the H200).
 #include <benchmark/benchmark.h>
 
 #include <cublasLt.h>
@@ -15,13 +20,18 @@
 #include <cstdint>
 #include <string>
 
+#include "bench_failures.hpp"
 #include "fly/fly.h"
+#include "gemm_check.cuh"
 #include "gemm_cuda_problem.cuh"
 #include "gemm_shapes.hpp"
 
 namespace {
 
 using fly::bench::batch_seconds;
+using fly::bench::fail_row;
+using fly::bench::GemmReference;
+using fly::bench::LtMatmul;
 using fly::bench::call_seconds;
 using fly::bench::GpuTimer;
 using fly::bench::gpu_seconds;
@@ -29,7 +39,7 @@ using fly::bench::Problem;
 using fly::bench::Shape;
 
 constexpr double kFp8PeakTflops = 1979.0;  // datasheet, dense
-constexpr double kFp32PeakTflops = 51.0;   // cuBLAS sgemm, measured on the H200
+constexpr double kFp32PeakTflops = 67.0;   // datasheet (H200 SXM), non-tensor fp32
 constexpr double kReadTBs = 4.57;          // read-only streaming, measured
 
 constexpr int kBatchCalls = 20;
@@ -45,7 +55,7 @@ Times measure(Problem& p, cudaStream_t stream, GpuTimer& timer, int reps, Call c
           call_seconds(p, stream, reps, call)};
 }
 
-void report(benchmark::State& state, Problem const& p, Times t, const std::string& label) {
+void report(benchmark::State& state, Problem const& p, Times t, const std::string& label, double norm_err) {
   const double seconds = t.gpu;
   for (auto _s : state) state.SetIterationTime(seconds);
   const double tflops = p.flops() / seconds * 1e-12;
@@ -57,14 +67,15 @@ void report(benchmark::State& state, Problem const& p, Times t, const std::strin
   state.counters["us"] = seconds * 1e6;
   state.counters["batch_us"] = t.batch * 1e6;
   state.counters["call_us"] = t.call * 1e6;
+  state.counters["err"] = norm_err;  // ||D - ref|| / ||ref|| against cuBLASLt's promoting fp32 result
   state.SetLabel(label);
 }
 
-void bench_fly(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d) {
+void bench_fly(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d, std::string row) {
   Problem p(s, ab, d);
   fly_handle_t h = nullptr;
   if (!p.ok || fly_create(&h) != FLY_STATUS_SUCCESS) {
-    state.SkipWithError(fly_last_error());
+    fail_row(state, row, p.ok ? fly_last_error() : "allocation failed");
     return;
   }
   cudaStream_t stream;
@@ -78,7 +89,7 @@ void bench_fly(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d) 
   char why[FLY_GEMM_EXPLAIN_BYTES] = "";
   args.a = p.a[0]; args.b = p.b[0]; args.d = p.dd[0];
   if (fly_gemm_explain(h, &args, why, sizeof(why)) != FLY_STATUS_SUCCESS) {
-    state.SkipWithError(fly_last_error());
+    fail_row(state, row, fly_last_error());
   } else {
     bool failed = false;
     GpuTimer timer(stream);
@@ -86,52 +97,38 @@ void bench_fly(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d) 
       args.a = p.a[size_t(i)]; args.b = p.b[size_t(i)]; args.d = p.dd[size_t(i)];
       failed = failed || fly_gemm(h, &args, nullptr, 0, stream) != FLY_STATUS_SUCCESS;
     });
-    if (failed) state.SkipWithError(fly_last_error());
-    else if (t.gpu < 0 || t.batch < 0 || t.call < 0)
-      state.SkipWithError("fly_bench: a timing failed (a CUDA error, or the stream hold gave up)");
-    else report(state, p, t, why);
+    // set 0 once more, then its D against the reference
+    args.a = p.a[0]; args.b = p.b[0]; args.d = p.dd[0];
+    failed = failed || fly_gemm(h, &args, nullptr, 0, stream) != FLY_STATUS_SUCCESS;
+    if (failed) {
+      fail_row(state, row, fly_last_error());
+    } else if (t.gpu < 0 || t.batch < 0 || t.call < 0) {
+      fail_row(state, row, "a timing failed (a CUDA error, or the stream hold gave up)");
+    } else {
+      const GemmReference ref(p, stream);
+      double norm = 0;
+      if (const std::string wrong = ref.verify(p.dd[0], stream, &norm); !wrong.empty()) {
+        fail_row(state, row, std::string(why) + ": " + wrong);
+      } else {
+        report(state, p, t, why, norm);
+      }
+    }
   }
   cudaStreamDestroy(stream);
   fly_destroy(h);
 }
 
-// cuBLASLt on the same problem: column-major D^T[N,M] = B[N,K] x A^T, i.e. "TN" with A := B.
-void bench_cublaslt(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d) {
+// cuBLASLt on the same problem, the fastest of its heuristic's algorithms on the GPU.
+void bench_cublaslt(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d, bool fast_accum, std::string row) {
   Problem p(s, ab, d);
   if (!p.ok) {
-    state.SkipWithError("allocation failed");
+    fail_row(state, row, "allocation failed");
     return;
   }
-  cublasLtHandle_t lt;
-  cublasLtCreate(&lt);
-  const bool fp8 = ab != FLY_DTYPE_F32;
-  const cudaDataType_t in = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_32F;
-  const cudaDataType_t out = d == FLY_DTYPE_F32 ? CUDA_R_32F : d == FLY_DTYPE_BF16 ? CUDA_R_16BF : CUDA_R_16F;
-  cublasLtMatmulDesc_t op;
-  cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
-  cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-  cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
-  cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
-  // No A/B scale pointers: with them, cuBLASLt 13.1 on the H200 answers CUBLAS_STATUS_NOT_SUPPORTED for
-  // every algorithm its heuristic offers (seen 2026-11-29, with and without an explicit scalar scale
-  // mode). The bench's scales are 1, so cuBLASLt computes the same product fly does.
-  cublasLtMatrixLayout_t la, lb, lc;
-  cublasLtMatrixLayoutCreate(&la, in, uint64_t(s.k), uint64_t(s.n), s.k);
-  cublasLtMatrixLayoutCreate(&lb, in, uint64_t(s.k), uint64_t(s.m), s.k);
-  cublasLtMatrixLayoutCreate(&lc, out, uint64_t(s.n), uint64_t(s.m), s.n);
-  size_t ws_bytes = 64ull << 20;
-  void* ws = nullptr;
-  cudaMalloc(&ws, ws_bytes);
-  cublasLtMatmulPreference_t pref;
-  cublasLtMatmulPreferenceCreate(&pref);
-  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof(ws_bytes));
-  cublasLtMatmulHeuristicResult_t algos[8];
-  int found = 0;
-  const cublasStatus_t heuristic = cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 8, algos, &found);
+  const LtMatmul lt(s, ab, d, fast_accum);
   cublasStatus_t last = CUBLAS_STATUS_SUCCESS;
   cudaStream_t stream;
   cudaStreamCreate(&stream);
-  const float alpha = 1.f, beta = 0.f;
   GpuTimer timer(stream);
   int best = -1;
   double best_gpu = 0;
@@ -139,12 +136,11 @@ void bench_cublaslt(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_
   auto run = [&](int a) {
     return [&, a](int i) {
       if (failed) return;
-      last = cublasLtMatmul(lt, op, &alpha, p.b[size_t(i)], la, p.a[size_t(i)], lb, &beta, p.dd[size_t(i)], lc,
-                            p.dd[size_t(i)], lc, &algos[a].algo, ws, ws_bytes, stream);
+      last = lt.run(a, p.a[size_t(i)], p.b[size_t(i)], p.dd[size_t(i)], stream);
       failed = last != CUBLAS_STATUS_SUCCESS;
     };
   };
-  for (int a = 0; a < found; ++a) {  // the fastest on the GPU, then its three times
+  for (int a = 0; a < lt.found; ++a) {  // the fastest on the GPU, then its three times
     failed = false;
     const double t = gpu_seconds(p, timer, 20, run(a));
     if (!failed && t > 0 && (best < 0 || t < best_gpu)) {
@@ -154,21 +150,21 @@ void bench_cublaslt(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_
   }
   failed = false;
   const Times t = best < 0 ? Times{-1, -1, -1} : measure(p, stream, timer, 20, run(best));
+  if (best >= 0 && !failed) run(best)(0);  // set 0 once more for the check
   if (best < 0 || failed || t.gpu < 0 || t.batch < 0 || t.call < 0) {
-    const std::string why = "cuBLASLt: heuristic status " + std::to_string(int(heuristic)) + ", " + std::to_string(found) +
-                            " algorithms, last matmul status " + std::to_string(int(last));
-    state.SkipWithError(why.c_str());
+    fail_row(state, row, "cuBLASLt: heuristic status " + std::to_string(int(lt.heuristic)) + ", " + std::to_string(lt.found) +
+                             " algorithms, last matmul status " + std::to_string(int(last)));
   } else {
-    report(state, p, t, "cuBLASLt best of " + std::to_string(found) + " heuristics");
+    const GemmReference ref(p, stream);
+    double norm = 0;
+    if (const std::string wrong = ref.verify(p.dd[0], stream, &norm); !wrong.empty()) {
+      fail_row(state, row, "cuBLASLt: " + wrong);
+    } else {
+      report(state, p, t, std::string("cuBLASLt") + (fast_accum ? " fast accumulation" : "") + ", best of " +
+                              std::to_string(lt.found) + " heuristics", norm);
+    }
   }
   cudaStreamDestroy(stream);
-  cudaFree(ws);
-  cublasLtMatmulPreferenceDestroy(pref);
-  cublasLtMatrixLayoutDestroy(la);
-  cublasLtMatrixLayoutDestroy(lb);
-  cublasLtMatrixLayoutDestroy(lc);
-  cublasLtMatmulDescDestroy(op);
-  cublasLtDestroy(lt);
 }
 
 bool have_gpu() {
@@ -188,15 +184,19 @@ const int registered = [] {
     for (Shape const& s : fly::bench::kBenchShapes) {
       if (fly::bench::skip_shape(t.ab, s)) continue;
       const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-      benchmark::RegisterBenchmark(("gemm/" + std::string(t.name) + "/" + shape + "/fly").c_str(), bench_fly, s, t.ab, t.d)
+      const std::string base = "gemm/" + std::string(t.name) + "/" + shape;
+      benchmark::RegisterBenchmark((base + "/fly").c_str(), bench_fly, s, t.ab, t.d, base + "/fly")
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kMicrosecond);
-      benchmark::RegisterBenchmark(("gemm/" + std::string(t.name) + "/" + shape + "/cublaslt").c_str(), bench_cublaslt, s,
-                                   t.ab, t.d)
-          ->UseManualTime()
-          ->Iterations(1)
-          ->Unit(benchmark::kMicrosecond);
+      for (bool fast : {false, true}) {
+        if (fast && t.ab == FLY_DTYPE_F32) continue;  // fast accumulation is an fp8 mode
+        const std::string row = base + (fast ? "/cublaslt_fastaccum" : "/cublaslt");
+        benchmark::RegisterBenchmark(row.c_str(), bench_cublaslt, s, t.ab, t.d, fast, row)
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMicrosecond);
+      }
     }
   return 1;
 }();

@@ -4,7 +4,9 @@
 // Timing per variant and shape: one warm-up and one probe call, then as many timed calls as fit in
 // ~100 ms (3 to 50), median of their GPU times (gpu_timer.cuh: the host's enqueue cost left out).
 // A variant whose probe is over twice the best median so far keeps its probe as its time: it
-// cannot win, and slow variants on large shapes would cost seconds each.
+// cannot win, and slow variants on large shapes would cost seconds each. Every variant's D is
+// checked against cuBLASLt's promoting fp32 result (gemm_check.cuh) before it may enter the table:
+// a wrong variant is reported and fails the run, whatever its speed.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "fly/fly.h"
+#include "gemm_check.cuh"
 #include "gemm_cuda_problem.cuh"
 #include "gemm_registry.hpp"
 #include "gemm_shapes.hpp"
@@ -188,6 +191,7 @@ int run_gemm_tuning(const std::string& path, const std::string& command) {
       }
       GemmProblem const probe = gemm_problem(p, 0);
       int const align = dispatch::gemm_alignment_elems(probe);
+      const GemmReference reference(p, stream);
       std::vector<Measured> times;
       bool device_lost = false;
       double best = 0.0;
@@ -196,6 +200,14 @@ int run_gemm_tuning(const std::string& path, const std::string& command) {
         double const t = time_variant(p, *v, stream, timer, best, &device_lost);
         if (device_lost) break;
         if (t < 0) continue;
+        // set 0 once more, then its D against the reference: a wrong variant never enters the table
+        std::string wrong = v->launch(probe, stream) == FLY_STATUS_SUCCESS ? reference.verify(p.dd[0], stream)
+                                                                           : std::string(fly_last_error());
+        if (!wrong.empty()) {
+          std::fprintf(stderr, "fly_bench --tune: %s on %s: %s\n", v->name, shape_text(s).c_str(), wrong.c_str());
+          status = 1;
+          continue;
+        }
         times.push_back({v, t});
         if (best == 0.0 || t < best) best = t;
       }

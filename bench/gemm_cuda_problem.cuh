@@ -1,5 +1,5 @@
-// The GPU side of fly_bench's GEMM runs: device buffers for a problem (rotated over several copies
-// when one set fits in the 60 MB L2) and CUDA-event timing. Shared by the rows beside cuBLASLt
+// The GPU side of fly_bench's GEMM runs: device buffers for a problem (rotated over copies that
+// together span twice the 60 MB L2) and CUDA-event timing. Shared by the rows beside cuBLASLt
 // (bench_gemm_cuda.cu) and the tuning mode (bench_gemm_tune.cu). Three clocks: GPU time of one
 // call (the bench's and the tuner's figure), per call of a back-to-back batch, and per call with
 // the host's enqueue cost.
@@ -26,7 +26,12 @@ inline bool check(cudaError_t e, const char* what) {
   return e == cudaSuccess;
 }
 
-// Device buffers for `sets` copies of one problem, filled with random representable values.
+// Device buffers for `sets` copies of one problem, filled with random representable values
+// (uniform in [-1, 1), rounded to e4m3 for fp8). The copies together span at least twice the
+// H200's 60 MB L2 (kRotateBytes), so every call reads its inputs from HBM however small the
+// problem: copies are carved from one allocation per operand and filled from one host set.
+inline constexpr int64_t kRotateBytes = 240ll << 20;
+
 struct Problem {
   Shape s;
   fly_dtype_t ab, d;
@@ -37,11 +42,13 @@ struct Problem {
 
   Problem(Shape shape, fly_dtype_t ab_type, fly_dtype_t d_type) : s(shape), ab(ab_type), d(d_type) {
     const int64_t esize = ab == FLY_DTYPE_F32 ? 4 : 1, dsize = d == FLY_DTYPE_F32 ? 4 : 2;
-    const int64_t bytes = (s.m * s.k + s.n * s.k) * esize + s.m * s.n * dsize;
-    sets = bytes < (120ll << 20) ? int(std::min<int64_t>(8, (240ll << 20) / std::max<int64_t>(bytes, 1))) : 1;
+    auto padded = [](int64_t bytes) { return (bytes + 255) / 256 * 256; };  // every copy 256-byte aligned
+    const int64_t a_bytes = padded(s.m * s.k * esize), b_bytes = padded(s.n * s.k * esize), d_bytes = padded(s.m * s.n * dsize);
+    const int64_t set_bytes = a_bytes + b_bytes + d_bytes;
+    sets = int(std::max<int64_t>(1, (kRotateBytes + set_bytes - 1) / set_bytes));
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    auto fill = [&](int64_t n) {
+    auto host_operand = [&](int64_t n) {
       std::vector<unsigned char> host(size_t(n * esize));
       for (int64_t i = 0; i < n; ++i) {
         float v = dist(rng);
@@ -51,33 +58,39 @@ struct Problem {
           host[size_t(i)] = fly::float8_e4m3fn(v).bits();
         }
       }
-      void* dev = nullptr;
-      ok = ok && check(cudaMalloc(&dev, host.size()), "cudaMalloc") &&
-           check(cudaMemcpy(dev, host.data(), host.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
-      return dev;
+      return host;
     };
-    for (int i = 0; i < sets && ok; ++i) {
-      a.push_back(fill(s.m * s.k));
-      b.push_back(fill(s.n * s.k));
-      void* out = nullptr;
-      ok = ok && check(cudaMalloc(&out, size_t(s.m * s.n * dsize)), "cudaMalloc");
-      dd.push_back(out);
-    }
+    // one arena per operand; copy i of it at i * bytes, all holding the same host values
+    auto arena = [&](void** base, int64_t bytes, const std::vector<unsigned char>* host, std::vector<void*>& copies) {
+      ok = ok && check(cudaMalloc(base, size_t(bytes * sets)), "cudaMalloc");
+      for (int i = 0; i < sets && ok; ++i) {
+        void* copy = static_cast<unsigned char*>(*base) + int64_t(i) * bytes;
+        if (host != nullptr) ok = check(cudaMemcpy(copy, host->data(), host->size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+        copies.push_back(copy);
+      }
+    };
+    const std::vector<unsigned char> host_a = host_operand(s.m * s.k), host_b = host_operand(s.n * s.k);
+    arena(&arena_a, a_bytes, &host_a, a);
+    arena(&arena_b, b_bytes, &host_b, b);
+    arena(&arena_d, d_bytes, nullptr, dd);
     const float host_scales[2] = {1.f, 1.f};
     ok = ok && check(cudaMalloc(&scales, sizeof(host_scales)), "cudaMalloc") &&
          check(cudaMemcpy(scales, host_scales, sizeof(host_scales), cudaMemcpyHostToDevice), "cudaMemcpy");
   }
   ~Problem() {
-    for (auto* p : a) cudaFree(p);
-    for (auto* p : b) cudaFree(p);
-    for (auto* p : dd) cudaFree(p);
+    for (void* p : {arena_a, arena_b, arena_d}) cudaFree(p);
     cudaFree(scales);
   }
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
   double flops() const { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
   double bytes() const {
     const double esize = ab == FLY_DTYPE_F32 ? 4 : 1, dsize = d == FLY_DTYPE_F32 ? 4 : 2;
     return (double(s.m) * double(s.k) + double(s.n) * double(s.k)) * esize + double(s.m) * double(s.n) * dsize;
   }
+
+ private:
+  void *arena_a = nullptr, *arena_b = nullptr, *arena_d = nullptr;
 };
 
 // The median of `reps` values of `sample()` that succeeded (non-negative), in seconds from

@@ -93,6 +93,8 @@ fly_status_t fly_handle_backend(fly_handle_t handle, unsigned* backend);
  *    D must not otherwise overlap A, B or C.
  *  - scale_a, scale_b point to one fp32 value each, read when the GEMM runs (a captured graph sees
  *    the value current at replay); null means 1.
+ *  - Every pointer is aligned to its element size (scales: 4 bytes); wider alignment of a, b, lda,
+ *    ldb and k only widens the variants that may run.
  *  - Elements outside the m x n (m x k, n x k) windows, i.e. the padding of a leading dimension,
  *    are neither read nor written.
  *  - On the host backend every pointer is a host pointer and the call completes before it returns;

@@ -66,11 +66,23 @@ std::string dtype_text(const fly_dtype_t& t) {
 
 // Bytes spanned by a rows x cols row-major matrix with leading dimension ld (ld >= cols >= 1),
 // or -1 when that exceeds INT64_MAX.
+// Every product is checked before it is formed (rows = 1 with cols = 2^62 f32 must not wrap).
 int64_t span_bytes(int64_t rows, int64_t cols, int64_t ld, int64_t esize) {
   constexpr int64_t max = std::numeric_limits<int64_t>::max();
   int64_t const elems_max = max / esize;
+  if (cols > elems_max) return -1;
   if (rows - 1 > (elems_max - cols) / ld) return -1;
   return ((rows - 1) * ld + cols) * esize;
+}
+
+bool aligned_to(const void* p, int64_t bytes) {
+  return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0;
+}
+
+std::string address(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
 }
 
 struct Range {
@@ -130,6 +142,25 @@ fly_status_t validate_gemm_args(const char* fn, const fly_gemm_args* args, Targe
   if (a.b == nullptr) return invalid("b is null");
   if (a.d == nullptr) return invalid("d is null");
   if (reads_c && a.c == nullptr) return invalid("c is null but beta (" + num(a.beta) + ") is not 0");
+  // ---- every pointer aligned to its element (a misaligned vector load faults on a GPU and is
+  // undefined behaviour on the host); larger alignments only pick among variants (gemm_select.cpp)
+  struct Aligned {
+    const char* name;
+    const void* p;
+    int64_t bytes;
+  };
+  const Aligned pointers[] = {{"a", a.a, dtype_bytes(a.a_type)},
+                              {"b", a.b, dtype_bytes(a.b_type)},
+                              {"c", reads_c ? a.c : nullptr, reads_c ? dtype_bytes(a.c_type) : 1},
+                              {"d", a.d, dtype_bytes(a.d_type)},
+                              {"scale_a", a.scale_a, 4},
+                              {"scale_b", a.scale_b, 4}};
+  for (const Aligned& x : pointers) {
+    if (x.p != nullptr && !aligned_to(x.p, x.bytes)) {
+      return invalid(std::string(x.name) + " (" + address(x.p) + ") must be aligned to its element size (" + num(x.bytes) +
+                     " bytes)");
+    }
+  }
   // ---- leading dimensions
   if (a.lda < a.k) return invalid("lda (" + num(a.lda) + ") must be >= k (" + num(a.k) + ")");
   if (a.ldb < a.k) return invalid("ldb (" + num(a.ldb) + ") must be >= k (" + num(a.k) + ")");

@@ -167,6 +167,13 @@ void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
 
 const float k_nan = std::numeric_limits<float>::quiet_NaN();
 
+// m = k = 1 with fp8 A and B, n = ldc = ldd = 2^62: A and B fit, f32 C and D do not.
+void one_row_of_2_62(Buffers& b) {
+  b.args.a_type = b.args.b_type = FLY_DTYPE_E4M3FN;
+  b.args.m = b.args.k = b.args.lda = b.args.ldb = 1;
+  b.args.n = b.args.ldc = b.args.ldd = int64_t{1} << 62;
+}
+
 std::vector<BadCase> bad_cases() {
   constexpr int64_t big = std::numeric_limits<int64_t>::max();
   return {
@@ -206,6 +213,35 @@ std::vector<BadCase> bad_cases() {
       {"LdbOverflows", [](Buffers& b) { b.args.ldb = big / 3; }, FLY_STATUS_INVALID_ARGUMENT, "B (n 3 x ldb"},
       {"LdcOverflows", [](Buffers& b) { b.args.ldc = big / 2; }, FLY_STATUS_INVALID_ARGUMENT, "C (m 2 x ldc"},
       {"LddOverflows", [](Buffers& b) { b.args.ldd = big / 4; }, FLY_STATUS_INVALID_ARGUMENT, "D (m 2 x ldd"},
+      // one row of 2^62 f32 elements: the span itself exceeds 2^63 bytes (no division may hide it)
+      {"OneRowOfKOverflowsA", [](Buffers& b) { b.args.m = 1; b.args.k = b.args.lda = b.args.ldb = int64_t{1} << 62; },
+       FLY_STATUS_INVALID_ARGUMENT, "A (m 1 x lda 4611686018427387904) spans more than 2^63 bytes"},
+      // C and D rows of 2^62 f32 behind an fp8 B of 2^62 bytes (which fits)
+      {"OneRowOfNOverflowsC", [](Buffers& b) { one_row_of_2_62(b); },
+       FLY_STATUS_INVALID_ARGUMENT, "C (m 1 x ldc 4611686018427387904) spans more than 2^63 bytes"},
+      {"OneRowOfNOverflowsD", [](Buffers& b) { one_row_of_2_62(b); b.args.beta = 0.0f; },
+       FLY_STATUS_INVALID_ARGUMENT, "D (m 1 x ldd 4611686018427387904) spans more than 2^63 bytes"},
+      {"MaxRowsOverflowA", [](Buffers& b) { b.args.m = big; }, FLY_STATUS_INVALID_ARGUMENT, "A (m 9223372036854775807 x lda 4)"},
+      {"MaxRowsOverflowB", [](Buffers& b) { b.args.n = b.args.ldc = b.args.ldd = big; },
+       FLY_STATUS_INVALID_ARGUMENT, "B (n 9223372036854775807 x ldb 4)"},
+      // every pointer aligned to its element size: a 2-byte offset into f32 data
+      {"AMisaligned", [](Buffers& b) { b.args.a = reinterpret_cast<const char*>(b.a.data()) + 2; },
+       FLY_STATUS_INVALID_ARGUMENT, "must be aligned to its element size (4 bytes)"},
+      {"BMisaligned", [](Buffers& b) { b.args.b = reinterpret_cast<const char*>(b.b.data()) + 1; },
+       FLY_STATUS_INVALID_ARGUMENT, "must be aligned to its element size (4 bytes)"},
+      {"CMisaligned", [](Buffers& b) { b.args.c = reinterpret_cast<const char*>(b.c.data()) + 2; },
+       FLY_STATUS_INVALID_ARGUMENT, "must be aligned to its element size (4 bytes)"},
+      {"DMisaligned", [](Buffers& b) { b.args.d = reinterpret_cast<char*>(b.d.data()) + 2; },
+       FLY_STATUS_INVALID_ARGUMENT, "must be aligned to its element size (4 bytes)"},
+      {"DBf16AtAnOddAddress", [](Buffers& b) {
+         b.args.d_type = b.args.c_type = FLY_DTYPE_BF16; b.args.d = reinterpret_cast<char*>(b.d.data()) + 1; },
+       FLY_STATUS_INVALID_ARGUMENT, "must be aligned to its element size (2 bytes)"},
+      {"ScaleAMisaligned", [](Buffers& b) {
+         b.args.scale_a = reinterpret_cast<const float*>(reinterpret_cast<const char*>(b.c.data()) + 1); },
+       FLY_STATUS_INVALID_ARGUMENT, "scale_a ("},
+      {"ScaleBMisaligned", [](Buffers& b) {
+         b.args.scale_b = reinterpret_cast<const float*>(reinterpret_cast<const char*>(b.c.data()) + 3); },
+       FLY_STATUS_INVALID_ARGUMENT, "scale_b ("},
       {"DOverlapsA", [](Buffers& b) { b.args.a = b.d.data() + 1; b.args.lda = 4; b.args.m = 1; }, FLY_STATUS_INVALID_ARGUMENT,
        "d overlaps a"},
       {"DOverlapsB", [](Buffers& b) { b.args.b = b.d.data(); b.args.k = 2; b.args.lda = 2; b.args.ldb = 2; },

@@ -308,6 +308,7 @@ TEST(GemmTuningTable, CommittedEntriesNameCompiledVariants) {
   // an entry naming no variant means the grid was renamed or shrunk since the table was measured.
   if (FLY_TEST_FULL_GEMM_GRID == 0) GTEST_SKIP() << "FLY_GEMM_FILTER narrows the grid";
   auto const variants = fly::dispatch::gemm_variants();
+  int checked = 0;
   for (const GemmTuning& e : fly::dispatch::gemm_tuning()) {
     bool target_compiled = false;
     const GemmVariant* named = nullptr;
@@ -320,7 +321,10 @@ TEST(GemmTuningTable, CommittedEntriesNameCompiledVariants) {
                               << ") is not a compiled variant: re-run fly_bench --tune";
     EXPECT_EQ(named->ab_type, e.ab_type) << e.variant;
     EXPECT_EQ(named->d_type, e.d_type) << e.variant;
+    ++checked;
   }
+  // a build with no GPU target (the host build) has tables but no kernels to check them against
+  if (checked == 0) GTEST_SKIP() << "no target of the committed tuning tables is compiled in this build";
 }
 
 }  // namespace

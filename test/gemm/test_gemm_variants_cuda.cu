@@ -1,12 +1,17 @@
-// Every sm_90a GEMM variant compiled into libfly, launched directly, against a host reference:
-// random fp8/f32 inputs drawn from values whose products and sums are exact in fp32, shapes with
-// tails in M, N and K, leading dimensions above the minimum, poisoned D (and D's padding must
-// stay poisoned), alpha, scales and beta*C.
+// Every sm_90a GEMM variant compiled into libfly, launched directly, against a host reference, in
+// two kinds of data: values whose products and sums are exact in fp32 (D must match bit for bit),
+// and random full-range values (fp8: normal samples rounded to e4m3; f32: uniform), judged against
+// a float64 reference with the worst-case bound of fp32 accumulation over K that the host tests
+// use, K = 8192 included. Shapes with tails in M, N and K, leading dimensions above the minimum,
+// poisoned D with two guard rows past the last row and padded columns (all must stay poisoned),
+// alpha, scales and beta*C.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <random>
 #include <string>
@@ -53,14 +58,30 @@ struct Buffer {
   }
 };
 
-void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned seed) {
-  SCOPED_TRACE(std::string(v.name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+enum class Data { exact, random };
+
+// The relative rounding error of one conversion to `t` (round to nearest even).
+double unit_roundoff(fly_dtype_t t) {
+  return t == FLY_DTYPE_BF16 ? std::ldexp(1.0, -8) : t == FLY_DTYPE_F16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
+}
+
+constexpr int64_t kGuardRows = 2;  // rows of D past the last one, poisoned, that must stay so
+
+void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned seed, Data data = Data::exact) {
+  SCOPED_TRACE(std::string(v.name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+               (data == Data::exact ? " exact" : " random"));
   std::mt19937 rng(seed);
   const int64_t lda = k + v.align_elems * 2, ldb = k + v.align_elems, ldc = n + 3, ldd = n + 5;
-  Buffer A(v.ab_type, m * lda), B(v.ab_type, n * ldb), C(v.d_type, m * ldc), D(v.d_type, m * ldd);
-  for (int64_t i = 0; i < A.elems; ++i) A.set(i, fly_test::random_exact_value(rng));
-  for (int64_t i = 0; i < B.elems; ++i) B.set(i, fly_test::random_exact_value(rng));
-  for (int64_t i = 0; i < C.elems; ++i) C.set(i, fly_test::random_exact_value(rng));
+  Buffer A(v.ab_type, m * lda), B(v.ab_type, n * ldb), C(v.d_type, m * ldc), D(v.d_type, (m + kGuardRows) * ldd);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  auto operand = [&] {
+    if (data == Data::exact) return fly_test::random_exact_value(rng);
+    return v.ab_type == FLY_DTYPE_F32 ? uniform(rng) : normal(rng);  // Buffer::set rounds to e4m3
+  };
+  for (int64_t i = 0; i < A.elems; ++i) A.set(i, operand());
+  for (int64_t i = 0; i < B.elems; ++i) B.set(i, operand());
+  for (int64_t i = 0; i < C.elems; ++i) C.set(i, data == Data::exact ? fly_test::random_exact_value(rng) : uniform(rng));
   std::memset(D.bytes.data(), 0xFF, D.bytes.size());  // poison: NaN in f32, bf16 and f16
   const float alpha = 0.5f, beta = 2.f, sa = 2.f, sb = 0.25f;
 
@@ -90,17 +111,31 @@ void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned
   CUDA_OK(cudaFree(dsb));
 
   Buffer expect(v.d_type, 1);
-  for (int64_t i = 0; i < m; ++i)
+  const double s = double(alpha) * sa * sb;
+  for (int64_t i = 0; i < m + kGuardRows; ++i)
     for (int64_t j = 0; j < ldd; ++j) {
       const float got = D.get(i * ldd + j);
-      if (j >= n) {
-        ASSERT_TRUE(std::isnan(got)) << "padding D(" << i << "," << j << ") was written";
+      if (i >= m || j >= n) {
+        ASSERT_TRUE(std::isnan(got)) << (i >= m ? "guard row" : "padding") << " D(" << i << "," << j << ") was written";
         continue;
       }
-      double acc = 0;
-      for (int64_t kk = 0; kk < k; ++kk) acc += double(A.get(i * lda + kk)) * double(B.get(j * ldb + kk));
-      expect.set(0, float(double(alpha) * sa * sb * acc + double(beta) * C.get(i * ldc + j)));
-      ASSERT_EQ(got, expect.get(0)) << "D(" << i << "," << j << ")";
+      double acc = 0, mag = 0;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const double ab = double(A.get(i * lda + kk)) * double(B.get(j * ldb + kk));
+        acc += ab;
+        mag += std::fabs(ab);
+      }
+      const double cterm = double(beta) * C.get(i * ldc + j);
+      const double ref = s * acc + cterm;
+      if (data == Data::exact) {
+        expect.set(0, float(ref));
+        ASSERT_EQ(got, expect.get(0)) << "D(" << i << "," << j << ")";
+      } else {
+        // fp32 accumulation over k products and the epilogue's two operations, then D's rounding
+        const double tol = double(k + 3) * std::ldexp(1.0, -24) * (std::fabs(s) * mag + std::fabs(cterm)) * 1.01 +
+                           unit_roundoff(v.d_type) * std::fabs(ref) + 1e-30;
+        ASSERT_LE(std::fabs(double(got) - ref), tol) << "D(" << i << "," << j << ") = " << got << ", reference " << ref;
+      }
     }
 }
 
@@ -120,6 +155,45 @@ TEST(GemmVariantsCuda, EveryVariantMatchesTheHostReference) {
     if (HasFatalFailure()) return;
   }
 }
+
+// Random full-range data, where truncation to a narrower type, an unpromoted accumulator or a wrong
+// K-group order shows: the same shapes, and K = 8192 for every variant.
+TEST(GemmVariantsCuda, EveryVariantOnRandomDataStaysWithinTheBound) {
+  FLY_SKIP_WITHOUT_GPU();
+  auto variants = fly::dispatch::gemm_variants();
+  ASSERT_GT(variants.size(), 0u) << "no sm_90a variant compiled in";
+  unsigned seed = 7001;
+  for (const auto& v : variants) {
+    if (v.target != fly::dispatch::Target::sm90a) continue;
+    const int64_t a = v.align_elems;
+    run_variant(v, v.bm, v.bn, v.bk, seed++, Data::random);
+    run_variant(v, v.bm * 2 + 3, v.bn + 5, v.bk + 2 * a, seed++, Data::random);
+    run_variant(v, 17, 31, 8192, seed++, Data::random);
+    if (HasFatalFailure()) return;
+  }
+}
+// A grid needing more than 65535 column blocks is refused before anything is launched or read,
+// by every launcher (the direct, staged, wgmma and TMA ones): the pointers are never dereferenced.
+TEST(GemmVariantsCuda, TooManyColumnBlocksIsNotSupported) {
+  FLY_SKIP_WITHOUT_GPU();
+  void* buffer = nullptr;
+  CUDA_OK(cudaMalloc(&buffer, 1024));
+  int checked = 0;
+  for (const auto& v : fly::dispatch::gemm_variants()) {
+    if (v.target != fly::dispatch::Target::sm90a) continue;
+    SCOPED_TRACE(v.name);
+    const int64_t m = 16, n = 65536 * v.bn + 1, k = 4 * v.bk;
+    GemmProblem p{m, n, k, k, k, n, n, v.ab_type, v.ab_type, v.d_type, v.d_type, 1.f, 0.f,
+                  buffer, buffer, nullptr, buffer, nullptr, nullptr};
+    EXPECT_EQ(v.launch(p, nullptr), FLY_STATUS_NOT_SUPPORTED);
+    EXPECT_NE(std::string(fly_last_error()).find("65535 column blocks"), std::string::npos) << fly_last_error();
+    ++checked;
+  }
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  CUDA_OK(cudaFree(buffer));
+  EXPECT_GT(checked, 0);
+}
+
 // The TMA-fed wgmma block with A multicast over clusters of 2 and 4 blocks (outside the grid, whose
 // `tma` cells have no cluster), on the shapes every generated variant runs.
 template <class Block>
@@ -173,7 +247,7 @@ TEST(GemmCApiCuda, EveryDtypeCombinationMatchesTheHostBackend) {
         SCOPED_TRACE(std::string(fly_dtype_string(ab)) + " -> " + fly_dtype_string(d) + " " + std::to_string(m) + "x" +
                      std::to_string(n) + "x" + std::to_string(k));
         std::mt19937 rng(seed++);
-        Buffer A(ab, m * k), B(ab, n * k), C(d, m * n), Dh(d, m * n), Dg(d, m * n);
+        Buffer A(ab, m * k), B(ab, n * k), C(d, m * n), Dh(d, m * n), Dg(d, (m + kGuardRows) * n);
         for (int64_t i = 0; i < A.elems; ++i) A.set(i, fly_test::random_exact_value(rng));
         for (int64_t i = 0; i < B.elems; ++i) B.set(i, fly_test::random_exact_value(rng));
         for (int64_t i = 0; i < C.elems; ++i) C.set(i, fly_test::random_exact_value(rng));
@@ -215,7 +289,10 @@ TEST(GemmCApiCuda, EveryDtypeCombinationMatchesTheHostBackend) {
         CUDA_OK(cudaMemcpy(Dg.bytes.data(), dD, Dg.bytes.size(), cudaMemcpyDeviceToHost));
         for (void* ptr : {dA, dB, dC, dD}) CUDA_OK(cudaFree(ptr));
         CUDA_OK(cudaFree(dscale));
-        ASSERT_EQ(Dg.bytes, Dh.bytes) << "variant: " << why;
+        const size_t d_bytes = Dh.bytes.size();
+        ASSERT_TRUE(std::equal(Dh.bytes.begin(), Dh.bytes.end(), Dg.bytes.begin())) << "variant: " << why;
+        ASSERT_TRUE(std::all_of(Dg.bytes.begin() + std::ptrdiff_t(d_bytes), Dg.bytes.end(), [](unsigned char x) { return x == 0xFF; }))
+            << "a guard row past D was written; variant: " << why;
       }
   fly_destroy(gpu);
   fly_destroy(host);

@@ -61,7 +61,9 @@ TEST(PaDecodePlan, CoversTheContextOnceWithinTheWorkspace) {
         // every token in exactly one split: the last split starts inside the context
         EXPECT_GE(plan.split_tokens * plan.splits, len);
         EXPECT_LT(plan.split_tokens * (plan.splits - 1), len);
-        if (plan.splits > 1) EXPECT_GT(fly::dispatch::pa_decode_workspace_bytes(p), size_t{0});
+        if (plan.splits > 1) {
+          EXPECT_GT(fly::dispatch::pa_decode_workspace_bytes(p), size_t{0});
+        }
       }
 }
 

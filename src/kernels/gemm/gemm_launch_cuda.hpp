@@ -64,17 +64,20 @@ cudaError_t allow_dynamic_smem(Kernel kernel) {
   }
 }
 
+// A grid's y extent (column blocks, or clusters x their size) is at most 65535.
+inline fly_status_t check_grid_y(uint64_t blocks_y, int64_t n, int bn) {
+  if (blocks_y <= 65535u) return FLY_STATUS_SUCCESS;
+  return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: N = " + std::to_string(n) +
+                                                         " needs more than 65535 column blocks of " + std::to_string(bn));
+}
+
 template <class Block>
 fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmProblem& problem, void* stream) {
   if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
     return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
   }
   const dim3 grid(unsigned((problem.m + Block::BM - 1) / Block::BM), unsigned((problem.n + Block::BN - 1) / Block::BN));
-  if (grid.y > 65535u) {
-    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: N = " + std::to_string(problem.n) +
-                                                            " needs more than 65535 column blocks of " +
-                                                            std::to_string(Block::BN));
-  }
+  if (fly_status_t s = check_grid_y(grid.y, problem.n, Block::BN); s != FLY_STATUS_SUCCESS) return s;
   if (cudaError_t e = allow_dynamic_smem<Block>(kernel); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
                                                           std::to_string(dynamic_smem_bytes<Block>()) +

@@ -40,6 +40,10 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
   if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
     return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
   }
+  const unsigned n_blocks = unsigned((problem.n + Block::BN - 1) / Block::BN);
+  const unsigned clusters = (n_blocks + Block::cluster_n - 1) / Block::cluster_n;
+  if (fly_status_t s = check_grid_y(uint64_t(clusters) * Block::cluster_n, problem.n, Block::BN); s != FLY_STATUS_SUCCESS)
+    return s;
   GemmTmaArgs args;
   args.p = gemm_params(problem);
   if (fly_status_t s = make_tma_desc_2d(&args.a, {problem.A, problem.m, problem.k, problem.lda, Block::a_box_rows,
@@ -50,8 +54,6 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
                                                   Block::box_cols});
       s != FLY_STATUS_SUCCESS)
     return s;
-  const unsigned n_blocks = unsigned((problem.n + Block::BN - 1) / Block::BN);
-  const unsigned clusters = (n_blocks + Block::cluster_n - 1) / Block::cluster_n;
   if (cudaError_t e = allow_dynamic_smem<Block>(kernel); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
                                                           std::to_string(Block::smem_bytes) +
