@@ -125,7 +125,7 @@ void bench_cublaslt(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_
     fail_row(state, row, "allocation failed");
     return;
   }
-  const LtMatmul lt(s, ab, d, fast_accum);
+  const LtMatmul lt(s.m, s.n, s.k, ab, d, fast_accum);
   cublasStatus_t last = CUBLAS_STATUS_SUCCESS;
   cudaStream_t stream;
   cudaStreamCreate(&stream);

@@ -18,61 +18,12 @@
 #include <cstdio>
 #include <string>
 
+#include "common/cublaslt_gemm.cuh"
 #include "gemm_cuda_problem.cuh"
 
 namespace fly::bench {
 
-// cuBLASLt's D = A B^T on a Problem's shape, as column-major D^T[N,M] = B[N,K] x A^T ("TN").
-struct LtMatmul {
-  static constexpr int kMaxAlgos = 8;
-  cublasLtHandle_t lt = nullptr;
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
-  cublasLtMatmulPreference_t pref = nullptr;
-  cublasLtMatmulHeuristicResult_t algos[kMaxAlgos];
-  int found = 0;
-  cublasStatus_t heuristic = CUBLAS_STATUS_NOT_INITIALIZED;
-  size_t ws_bytes = 64ull << 20;
-  void* ws = nullptr;
-
-  LtMatmul(Shape s, fly_dtype_t ab, fly_dtype_t d, bool fast_accum) {
-    const cudaDataType_t in = ab == FLY_DTYPE_F32 ? CUDA_R_32F : CUDA_R_8F_E4M3;
-    const cudaDataType_t out = d == FLY_DTYPE_F32 ? CUDA_R_32F : d == FLY_DTYPE_BF16 ? CUDA_R_16BF : CUDA_R_16F;
-    cublasLtCreate(&lt);
-    cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
-    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
-    cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
-    // fp8 only: accumulate in the tensor cores' own precision instead of promoting to fp32
-    const int8_t fast = fast_accum ? 1 : 0;
-    if (ab != FLY_DTYPE_F32) cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast));
-    // No A/B scale pointers: with them, cuBLASLt 13.1 on the H200 answers CUBLAS_STATUS_NOT_SUPPORTED
-    // for every algorithm its heuristic offers (seen 2026-11-29). The bench's scales are 1.
-    cublasLtMatrixLayoutCreate(&la, in, uint64_t(s.k), uint64_t(s.n), s.k);
-    cublasLtMatrixLayoutCreate(&lb, in, uint64_t(s.k), uint64_t(s.m), s.k);
-    cublasLtMatrixLayoutCreate(&lc, out, uint64_t(s.n), uint64_t(s.m), s.n);
-    cudaMalloc(&ws, ws_bytes);
-    cublasLtMatmulPreferenceCreate(&pref);
-    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof(ws_bytes));
-    heuristic = cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, kMaxAlgos, algos, &found);
-  }
-  ~LtMatmul() {
-    cudaFree(ws);
-    cublasLtMatmulPreferenceDestroy(pref);
-    cublasLtMatrixLayoutDestroy(la);
-    cublasLtMatrixLayoutDestroy(lb);
-    cublasLtMatrixLayoutDestroy(lc);
-    cublasLtMatmulDescDestroy(op);
-    cublasLtDestroy(lt);
-  }
-  LtMatmul(const LtMatmul&) = delete;
-  LtMatmul& operator=(const LtMatmul&) = delete;
-
-  cublasStatus_t run(int algo, const void* a, const void* b, void* d, cudaStream_t stream) const {
-    const float alpha = 1.f, beta = 0.f;
-    return cublasLtMatmul(lt, op, &alpha, b, la, a, lb, &beta, d, lc, d, lc, &algos[algo].algo, ws, ws_bytes, stream);
-  }
-};
+using fly_test::LtMatmul;
 
 // counts[0]: elements beyond the elementwise bound; sums[0]: sum of (D - ref)^2, sums[1]: of ref^2.
 static __global__ void gemm_compare(const void* d, int d_type, const float* ref, int64_t n, double abs_tol,
@@ -106,15 +57,14 @@ struct GemmReference {
   std::string error;  // set when the reference could not be computed
 
   GemmReference(const Problem& problem, cudaStream_t stream) : p(problem) {
-    LtMatmul lt(p.s, p.ab, FLY_DTYPE_F32, /*fast_accum=*/false);
+    LtMatmul lt(p.s.m, p.s.n, p.s.k, p.ab, FLY_DTYPE_F32, /*fast_accum=*/false);
     if (!check(cudaMalloc(&ref, size_t(p.s.m * p.s.n) * 4), "cudaMalloc") ||
         !check(cudaMalloc(&counts, sizeof(unsigned long long)), "cudaMalloc") ||
         !check(cudaMalloc(&sums, 2 * sizeof(double)), "cudaMalloc")) {
       error = "cannot allocate the reference";
       return;
     }
-    cublasStatus_t st = CUBLAS_STATUS_NOT_SUPPORTED;
-    for (int a = 0; a < lt.found && st != CUBLAS_STATUS_SUCCESS; ++a) st = lt.run(a, p.a[0], p.b[0], ref, stream);
+    const cublasStatus_t st = lt.run_any(p.a[0], p.b[0], ref, stream);
     if (st != CUBLAS_STATUS_SUCCESS || cudaStreamSynchronize(stream) != cudaSuccess) {
       error = "cuBLASLt reference failed (heuristic status " + std::to_string(int(lt.heuristic)) + ", " +
               std::to_string(lt.found) + " algorithms, status " + std::to_string(int(st)) + ")";

@@ -32,6 +32,7 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_16x64x512_w1x4_wgmma_s3: 128 threads cannot cover a 16x512 tile in whole rows of 32 vectors, 8-row multiples per pass"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x128x128_w1x8_wgmma_s3.cu"
   "reject gemm_sm90a_e4m3fn_bf16_64x96x128_w1x6_wgmma_s3: a wgmma block is warpgroups .4 warps. along N"
+  "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w1x16_wgmma_s3: the promoted accumulators .3 x BM/2 = 192 floats per thread. and 32 more exceed the 128 registers 512 threads leave"
   "reject gemm_gfx942_f32_f32_64x64x16_w2x2_cpasync128_s3: copy cpasync128 is an sm_90a instruction"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"
@@ -44,6 +45,7 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_tma_s1: a TMA ring needs 2 stages at least"
   "reject gemm_sm90a_e4m3fn_bf16_64x320x128_w1x20_tma_s2: a TMA box has at most 256 rows: BN=320"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x256_w1x16_tma_s4: 4 stages need 394304 bytes of shared memory"
+  "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w1x8_tma_s3: the promoted accumulators .3 x BM/2 = 192 floats per thread. and 32 more exceed the 168 registers 384 threads leave"
   "registry [^\n]* 7\n")
 foreach(e IN LISTS expect)
   if(NOT out MATCHES "${e}")

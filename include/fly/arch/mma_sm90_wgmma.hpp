@@ -2,7 +2,8 @@
 //   D(64 x N, f32) += A(64 x 32, e4m3) * B(N x 32, e4m3)^T
 // A and B are K-major, given by matrix descriptors (gmma::make_smem_desc). D is N/2 floats per
 // thread: d[4j + 2h + c] is row 16*warp + lane/4 + 8h, column 8j + 2*(lane%4) + c (PTX ISA,
-// "wgmma 64xNxK register fragment"). Always accumulates (scale-d = 1): zero D first.
+// "wgmma 64xNxK register fragment"). ScaleD = 1 (the default) accumulates into D; ScaleD = 0
+// overwrites it with A * B (scale-d: no zeroing of D before a fresh sum).
 // Asynchronous: surround with gmma::warpgroup_arrive / warpgroup_commit_batch / warpgroup_wait.
 #pragma once
 
@@ -49,13 +50,14 @@ struct SM90_WGMMA_64xNx32_F32E4M3E4M3_SS {
 template <>
 struct SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<16> {
   static constexpr int N = 16;
+  template <int ScaleD = 1>
   FLY_HOST_DEVICE static void fma(uint64_t desc_a, uint64_t desc_b, float (&d)[8]) {
 #if defined(FLY_ARCH_WGMMA_SM90A_ENABLED)
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, 1, 1, 1;\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, %10, 1, 1;\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
-        : "l"(desc_a), "l"(desc_b));
+        : "l"(desc_a), "l"(desc_b), "n"(ScaleD));
 #else
     detail::arch_unavailable_sm90(desc_a, desc_b, d);
 #endif
@@ -64,13 +66,14 @@ struct SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<16> {
 template <>
 struct SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<32> {
   static constexpr int N = 32;
+  template <int ScaleD = 1>
   FLY_HOST_DEVICE static void fma(uint64_t desc_a, uint64_t desc_b, float (&d)[16]) {
 #if defined(FLY_ARCH_WGMMA_SM90A_ENABLED)
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, 1, 1, 1;\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, %18, 1, 1;\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
-        : "l"(desc_a), "l"(desc_b));
+        : "l"(desc_a), "l"(desc_b), "n"(ScaleD));
 #else
     detail::arch_unavailable_sm90(desc_a, desc_b, d);
 #endif
@@ -79,13 +82,14 @@ struct SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<32> {
 template <>
 struct SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<64> {
   static constexpr int N = 64;
+  template <int ScaleD = 1>
   FLY_HOST_DEVICE static void fma(uint64_t desc_a, uint64_t desc_b, float (&d)[32]) {
 #if defined(FLY_ARCH_WGMMA_SM90A_ENABLED)
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, 1, 1, 1;\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, %34, 1, 1;\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-        : "l"(desc_a), "l"(desc_b));
+        : "l"(desc_a), "l"(desc_b), "n"(ScaleD));
 #else
     detail::arch_unavailable_sm90(desc_a, desc_b, d);
 #endif
@@ -94,13 +98,14 @@ struct SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<64> {
 template <>
 struct SM90_WGMMA_64xNx32_F32E4M3E4M3_SS<128> {
   static constexpr int N = 128;
+  template <int ScaleD = 1>
   FLY_HOST_DEVICE static void fma(uint64_t desc_a, uint64_t desc_b, float (&d)[64]) {
 #if defined(FLY_ARCH_WGMMA_SM90A_ENABLED)
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, 1, 1, 1;\n"
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, %66, 1, 1;\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(desc_a), "l"(desc_b));
+        : "l"(desc_a), "l"(desc_b), "n"(ScaleD));
 #else
     detail::arch_unavailable_sm90(desc_a, desc_b, d);
 #endif

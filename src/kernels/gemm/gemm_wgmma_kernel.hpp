@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "fly/arch/copy_sm90.hpp"
 #include "fly/tiled.hpp"
@@ -40,6 +41,9 @@ struct GemmWgmmaBlock {
   static constexpr int group_threads = 128, groups_n = BN / 64;
   static constexpr int threads = group_threads * groups_n * KGroups;
   static constexpr int acc_size = Mma::acc_size;
+  static_assert(Mma::fits_registers(threads),
+                "the promoted accumulators (3 x BM/2 floats per thread) and 32 more registers exceed what the block's "
+                "threads leave (the generator's check_wgmma rejects such cells)");
 
   // (row, k) -> byte of one operand tile before the swizzle: K in 128-byte atoms, atom a holding
   // Rows x 128 bytes at a * Rows * 128, row r at r * 128; 8-row groups 1024 bytes apart (wgmma's
@@ -112,22 +116,27 @@ struct GemmWgmmaBlock {
     // warpgroup g: rows 64 (g % groups_n) of the B tile, k-steps of k-group g / groups_n
     const int group = thr / group_threads, b_rows = (group % groups_n) * 64 * atom_row_bytes;
     const int k_group = group / groups_n;
-    float acc[acc_size];
-FLY_UNROLL
-    for (int i = 0; i < acc_size; ++i) acc[i] = 0.f;
+    typename Mma::Accumulator acc;  // fp32 total and two partials, promoted every 128 of K
+    acc.clear();
     constexpr int steps = BK / 32 / KGroups;  // a warpgroup's k-steps of a tile: k_group, k_group + KGroups, ...
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    auto tile = [&](int kt, auto phase) {
       cp_async_wait<Stages - 3>();  // tile kt has landed (for this thread)
       gmma::fence_async_shared();    // ... before the async proxy (wgmma) reads it
       sync_threads();                // ... for every thread; every batch up to kt - 2 is complete
       issue_tile_group(load, kt + Stages - 2, k_tiles);  // into tile kt - 2's stage
       // D^T += B_tile x A_tile^T: wgmma's A is the B tile, its B the A tile
       const uint32_t addr_b = detail::smem_u32(stage_b(kt % Stages)), addr_a = detail::smem_u32(stage_a(kt % Stages));
-      Mma::template issue<BN, steps, KGroups>(addr_b + b_rows, addr_a, k_group, acc);
-      Mma::template wait<1>(acc);  // tile kt - 1's batch is done; tile kt's runs on
+      // tile kt - 1's batches are done after the first chunk's wait; tile kt's last runs on
+      Mma::template issue_promoted<BN, steps, KGroups, decltype(phase)::value>(addr_b + b_rows, addr_a, k_group, acc,
+                                                                               [] {});
+    };
+    // two tiles per iteration: a tile of an odd number of chunks starts on the other partial
+    for (int kt = 0; kt < k_tiles; kt += 2) {
+      tile(kt, std::integral_constant<int, 0>{});
+      if (kt + 1 < k_tiles) tile(kt + 1, std::integral_constant<int, Mma::template next_phase<steps, 0>>{});
     }
-    Mma::template wait<0>(acc);
-    store_through_smem(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr);
+    Mma::template finish<steps>(acc, k_tiles);
+    store_through_smem(acc.total, p, m0, n0, reinterpret_cast<float*>(smem), thr);
   }
 
   using Epilogue = WgmmaEpilogue<BM, BN, KGroups>;

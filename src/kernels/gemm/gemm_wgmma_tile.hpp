@@ -3,6 +3,15 @@
 // its rows), its B the block's A tile (BM rows: wgmma's N). Both tiles sit in shared memory in the
 // 128-byte swizzled K-major layout: K in 128-byte atoms of Rows x 128 bytes each, 8-row groups
 // 1024 bytes apart (the descriptors' stride byte offset), 16-byte chunk c of row r at c ^ (r % 8).
+//
+// Accumulation in true fp32: Hopper's fp8 tensor cores add each wgmma's products into the
+// accumulator with fewer bits than fp32 (about 14; DeepSeek-V3's report, section 3.3.2), so one
+// accumulator run over all of K loses accuracy as K grows (1.3e-3 normwise at K = 4096 where
+// cuBLASLt keeps 1.3e-4). A warpgroup therefore runs its k-steps in chunks of `promote_steps` (128
+// of K) into one of two partial accumulators, each chunk's first wgmma overwriting its partial
+// (scale-d = 0), and adds the finished chunk into the fp32 total with ordinary adds while the next
+// chunk runs on the tensor cores: cuBLASLt's default scheme, and CUTLASS's and DeepGEMM's.
+// test/gemm/test_gemm_fp8_accuracy_cuda.cu holds every variant to 1.5x cuBLASLt's error.
 #pragma once
 
 #include <cstdint>
@@ -24,19 +33,87 @@ struct WgmmaTile {
   }
 
   // Issues k-steps first, first + Stride, ... (Steps of them) of the tiles at addr_b (BRows rows,
-  // already offset to this warpgroup's 64) and addr_a as one committed batch.
-  template <int BRows, int Steps, int Stride = 1>
+  // already offset to this warpgroup's 64) and addr_a as one committed batch. ScaleD = 0: the
+  // first k-step overwrites acc instead of adding to it.
+  template <int BRows, int Steps, int Stride = 1, int ScaleD = 1>
   FLY_HD static void issue(uint32_t addr_b, uint32_t addr_a, int first, float (&acc)[acc_size]) {
     fence(acc);
     gmma::warpgroup_arrive();
 FLY_UNROLL
     for (int j = 0; j < Steps; ++j) {
       const int step = first + Stride * j;
-      Wgmma::fma(gmma::make_smem_desc(addr_b + k_step_offset(BRows, step), 16, row_group_bytes, gmma::SmemSwizzle::b128),
-                 gmma::make_smem_desc(addr_a + k_step_offset(BM, step), 16, row_group_bytes, gmma::SmemSwizzle::b128),
-                 acc);
+      const uint64_t desc_b = gmma::make_smem_desc(addr_b + k_step_offset(BRows, step), 16, row_group_bytes, gmma::SmemSwizzle::b128);
+      const uint64_t desc_a = gmma::make_smem_desc(addr_a + k_step_offset(BM, step), 16, row_group_bytes, gmma::SmemSwizzle::b128);
+      if (j == 0) {
+        Wgmma::template fma<ScaleD>(desc_b, desc_a, acc);
+      } else {
+        Wgmma::fma(desc_b, desc_a, acc);
+      }
     }
     gmma::warpgroup_commit_batch();
+  }
+
+  // The promoted accumulator (see the top of the file): the fp32 total and two partials.
+  static constexpr int promote_steps = 4;  // k-steps of 32 per chunk: 128 of K
+  struct Accumulator {
+    float total[acc_size];
+    float part[2][acc_size];
+    // zero partials too: the very first chunk adds its zero "previous" one
+    FLY_HD void clear() {
+FLY_UNROLL
+      for (int i = 0; i < acc_size; ++i) total[i] = part[0][i] = part[1][i] = 0.f;
+    }
+  };
+
+  // The total and both partials, with 32 registers for everything else, within the registers a
+  // block of `threads` leaves each (ptxas allocates in units of 8, at most 255).
+  FLY_HOST_DEVICE static constexpr bool fits_registers(int threads) {
+    const int regs = 65536 / threads / 8 * 8;
+    return 3 * acc_size + 32 <= (regs < 255 ? regs : 255);
+  }
+
+  // Chunks per tile; the Phase (the partial its first chunk writes) of the tile after one of Phase.
+  template <int Steps>
+  static constexpr int chunks = Steps < promote_steps ? 1 : Steps / promote_steps;
+  template <int Steps, int Phase>
+  static constexpr int next_phase = (Phase + chunks<Steps>) % 2;
+
+  // A tile's k-steps first, first + Stride, ... (Steps of them) in chunks: each chunk issued into
+  // a partial, then the previous chunk (the other partial) waited for and added to the total.
+  // after_first_wait() runs once every batch before this tile's is complete (the TMA block frees
+  // the previous tile's stage there). Phase: which partial the tile starts with (next_phase).
+  template <int BRows, int Steps, int Stride, int Phase, class AfterFirstWait>
+  FLY_HD static void issue_promoted(uint32_t addr_b, uint32_t addr_a, int first, Accumulator& acc,
+                                    AfterFirstWait&& after_first_wait) {
+    constexpr int chunk = Steps < promote_steps ? Steps : promote_steps;
+    static_assert(Steps % chunk == 0, "WgmmaTile: a tile's k-steps are whole promotion chunks");
+FLY_UNROLL
+    for (int c = 0; c < chunks<Steps>; ++c) {
+      float(&cur)[acc_size] = acc.part[(Phase + c) % 2];
+      float(&prev)[acc_size] = acc.part[(Phase + c + 1) % 2];
+      issue<BRows, chunk, Stride, 0>(addr_b, addr_a, first + c * chunk * Stride, cur);
+      wait<1>(prev);  // the previous chunk is done; this one runs on
+      add(acc.total, prev);
+      if (c == 0) after_first_wait();
+    }
+  }
+
+  // After the last of k_tiles tiles (phases 0, next_phase, ...): its last chunk waited for and added.
+  template <int Steps>
+  FLY_HD static void finish(Accumulator& acc, int k_tiles) {
+    const int last_phase = chunks<Steps> % 2 == 0 ? 0 : (k_tiles - 1) % 2;
+    if ((last_phase + chunks<Steps> - 1) % 2 == 0) {
+      wait<0>(acc.part[0]);
+      add(acc.total, acc.part[0]);
+    } else {
+      wait<0>(acc.part[1]);
+      add(acc.total, acc.part[1]);
+    }
+  }
+
+  FLY_HD static void add(float (&total)[acc_size], float (&part)[acc_size]) {
+FLY_UNROLL
+    for (int i = 0; i < acc_size; ++i) total[i] += part[i];
   }
 
   // Waits until at most Pending batches are in flight; acc is then safe to read or to feed again.

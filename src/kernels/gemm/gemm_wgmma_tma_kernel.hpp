@@ -27,6 +27,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "gemm_epilogue.hpp"
@@ -50,6 +51,9 @@ struct GemmWgmmaTmaBlock {
   static constexpr int consumer_threads = 128 * groups_n;
   static constexpr int threads = consumer_threads + 128;  // + the producer warpgroup
   static constexpr int acc_size = Mma::acc_size;
+  static_assert(Mma::fits_registers(threads),
+                "the promoted accumulators (3 x BM/2 floats per thread) and 32 more registers exceed what the block's "
+                "threads leave (the generator's check_wgmma rejects such cells)");
   static constexpr int k_atoms = BK / 128, a_slice_rows = BM / cluster_n;
   static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
   static constexpr int swizzle_align = 1024;
@@ -133,21 +137,27 @@ struct GemmWgmmaTmaBlock {
                                  int n0, int k_tiles, int thr) {
     const int group = thr / 128;
     const uint32_t b_rows = uint32_t(group * 64 * 128);
-    float acc[acc_size];
-FLY_UNROLL
-    for (int i = 0; i < acc_size; ++i) acc[i] = 0.f;
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    typename Mma::Accumulator acc;  // fp32 total and two partials, promoted every 128 of K
+    acc.clear();
+    constexpr int steps = BK / 32;
+    auto tile = [&](int kt, auto phase) {
       const int s = kt % Stages;
       mbarrier::wait(&full[s], uint32_t(kt / Stages) & 1);
       const uint32_t addr_a = detail::smem_u32(smem + s * stage_bytes), addr_b = addr_a + a_bytes;
-      Mma::template issue<BN, BK / 32>(addr_b + b_rows, addr_a, 0, acc);
-      Mma::template wait<1>(acc);  // tile kt - 1's batch is done: free its stage
-      // tile kt - 1's stage: one arrival per warpgroup on this block's barrier (relay() forwards it)
-      if (kt > 0 && thr % 128 == 0) mbarrier::arrive(&empty[(kt - 1) % Stages]);
+      Mma::template issue_promoted<BN, steps, 1, decltype(phase)::value>(addr_b + b_rows, addr_a, 0, acc, [&] {
+        // tile kt - 1's batches are done: one arrival per warpgroup on this block's barrier frees
+        // its stage (relay() forwards it)
+        if (kt > 0 && thr % 128 == 0) mbarrier::arrive(&empty[(kt - 1) % Stages]);
+      });
+    };
+    // two tiles per iteration: a tile of an odd number of chunks starts on the other partial
+    for (int kt = 0; kt < k_tiles; kt += 2) {
+      tile(kt, std::integral_constant<int, 0>{});
+      if (kt + 1 < k_tiles) tile(kt + 1, std::integral_constant<int, Mma::template next_phase<steps, 0>>{});
     }
-    Mma::template wait<0>(acc);
+    Mma::template finish<steps>(acc, k_tiles);
     consumers_sync();  // every consumer is done with the stages: the epilogue reuses them
-    Epilogue::template store<TD>(acc, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
+    Epilogue::template store<TD>(acc.total, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
   }
 
   // With a cluster: once this block's consumers are done with a stage, lane c tells block c (its

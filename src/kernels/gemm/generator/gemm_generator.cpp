@@ -166,6 +166,16 @@ std::string smem_rejection(const Cell& cell, int smem, int reduce) {
   return {};
 }
 
+// fp32 accumulation (gemm_wgmma_tile.hpp, WgmmaTile::fits_registers): a total and two wgmma
+// partials of BM / 2 floats each per thread, with 32 registers kept for everything else, within what
+// a block of `threads` leaves each thread.
+std::string register_rejection(const Cell& cell, int threads) {
+  const int regs = std::min(255, 65536 / threads / 8 * 8), acc_regs = 3 * cell.bm / 2;
+  if (acc_regs + 32 <= regs) return {};
+  return "the promoted accumulators (3 x BM/2 = " + std::to_string(acc_regs) + " floats per thread) and 32 more exceed the " +
+         std::to_string(regs) + " registers " + std::to_string(threads) + " threads leave";
+}
+
 // GemmWgmmaTmaBlock (past check_wgmma's MMA rules): the consumer warpgroups' k-steps are not
 // split, the ring (stages, their full/empty barriers, the 1 KB swizzle alignment) fits in shared
 // memory and the epilogue's BM x (BN + 4) fp32 tile fits in the ring. The producer warpgroup is
@@ -194,7 +204,10 @@ std::string check_wgmma(const Cell& cell, const CopyInfo& copy, int threads, int
            " warpgroups";
   if (cell.bk % 128 != 0) return "BK=" + std::to_string(cell.bk) + " is not a whole number of 128-byte swizzle atoms";
   align_elems = 16;
-  if (copy.tma) return check_wgmma_tma(cell);
+  if (copy.tma) {
+    if (auto why = check_wgmma_tma(cell); !why.empty()) return why;
+    return register_rejection(cell, threads + 128);  // + the producer warpgroup
+  }
   if (cell.stages < 3) return "a wgmma pipeline keeps one tile in the MMA and one loading: 3 stages at least";
   if (auto why = staging_rejection(cell, threads, cell.bk / 16, 8); !why.empty()) return why;
   // GemmWgmmaBlock::smem_bytes; the epilogue: a BM x (BN + 4) fp32 tile per k-group
@@ -202,8 +215,7 @@ std::string check_wgmma(const Cell& cell, const CopyInfo& copy, int threads, int
   if (auto why = smem_rejection(cell, cell.stages * stage + align, cell.wk * cell.bm * (cell.bn + 4) * 4 + align);
       !why.empty())
     return why;
-  align_elems = 16;
-  return {};
+  return register_rejection(cell, threads);
 }
 
 // Checks what the staged blocks static_assert, so that no cell fails to compile: one 16-byte
