@@ -135,7 +135,7 @@ void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned
         // fp8 products are summed by the tensor cores, which keep fewer bits than fp32 inside an
         // MMA chain (measured: 2^-15 of sum |a b| at K = 128, and no more at K = 8192): 2^-12 of
         // sum |a b| more for them. Whether fp8 partial sums are promoted to fp32 (cuBLASLt's
-        // accuracy) shows in the normwise error fly_bench reports, not in this per-element bound.
+        // accuracy) is test_gemm_fp8_accuracy_cuda.cu's normwise test, not this per-element bound.
         const double tensor_core = v.ab_type == FLY_DTYPE_F32 ? 0.0 : std::ldexp(1.0, -12) * std::fabs(s) * mag;
         const double tol = double(k + 3) * std::ldexp(1.0, -24) * (std::fabs(s) * mag + std::fabs(cterm)) * 1.01 +
                            tensor_core + unit_roundoff(v.d_type) * std::fabs(ref) + 1e-30;
