@@ -6,6 +6,9 @@
 # shape, about 3 minutes), copies the new table to $OUT/sm90a.tsv (commit it as
 # src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
 # rows of fly_bench again (bench_tuned.txt).
+# SANITIZE=1 builds the GPU test binaries only and runs a fixed set of GPU tests (both ops through
+# the C API, graphs, threads) under compute-sanitizer memcheck, racecheck and synccheck, each of which
+# must report no error (sanitize.txt; docs/reliability.md).
 # FLY_REQUIRE_GPU=1 (exported) makes fly_bench (and any test that honours it) fail when no GPU is
 # seen, instead of leaving the GPU rows out. After fly_bench, bench/pa_decode_sdpa.py times the
 # paged-decode peer (PyTorch SDPA, cuDNN) on the same shapes: sdpa.txt.
@@ -24,6 +27,29 @@ jobs=$(nproc)
 } 2>&1 | tee "$logs/machine.txt"
 
 status=0
+if [[ ${SANITIZE:-0} == 1 ]]; then
+  cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= -DFLY_PORTABLE_TESTS=OFF \
+    >"$logs/configure.log" 2>&1 || status=1
+  ((status == 0)) && { cmake --build --preset cuda -j "$jobs" --target test_gemm_variants_cuda test_pa_decode_cuda \
+    >"$logs/build.log" 2>&1 || status=2; }
+  san=/usr/local/cuda/bin/compute-sanitizer
+  gemm_tests='GemmCApiCuda.*:GemmVariantsCuda.TooManyColumnBlocksIsNotSupported'
+  pa_tests='PaDecodeCuda.DispatchedCallsMatchTheReference:PaDecodeCuda.GraphReplaySeesNewInputs:PaDecodeCuda.OneHandleEightThreadsEightStreams'
+  if ((status == 0)); then
+    for tool in memcheck racecheck synccheck; do
+      for run in "test/gemm/test_gemm_variants_cuda --gtest_filter=$gemm_tests" "test/pa_decode/test_pa_decode_cuda --gtest_filter=$pa_tests"; do
+        echo "== $tool: $run" >>"$out/sanitize.txt"
+        # shellcheck disable=SC2086
+        timeout 60 "$san" --tool "$tool" --error-exitcode 7 build/cuda/$run >"$logs/san.log" 2>&1 || status=3
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)|FAILED|rror" "$logs/san.log" | head -8 >>"$out/sanitize.txt"
+      done
+    done
+  fi
+  echo "== sanitize status $status" >>"$out/sanitize.txt"
+  cat "$out/sanitize.txt"
+  tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"
+  exit $status
+fi
 # GEMM_FILTER / PA_FILTER (regexes over variant names) narrow the grids for a quick development run;
 # unset, the whole grid is built as in CI.
 cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= \

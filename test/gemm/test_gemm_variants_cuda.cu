@@ -15,6 +15,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 // the TMA blocks' barrier waits: a phase that never completes traps instead of hanging the test
@@ -299,6 +300,74 @@ TEST(GemmCApiCuda, EveryDtypeCombinationMatchesTheHostBackend) {
         ASSERT_TRUE(std::all_of(Dg.bytes.begin() + std::ptrdiff_t(d_bytes), Dg.bytes.end(), [](unsigned char x) { return x == 0xFF; }))
             << "a guard row past D was written; variant: " << why;
       }
+  fly_destroy(gpu);
+  fly_destroy(host);
+}
+// One CUDA handle shared by 8 threads, each on its own stream with its own dtypes and shape (the
+// threads' first calls race to fill the dispatch cache), 3 calls each: every D equals the host
+// backend's bit for bit (exact-value data).
+TEST(GemmCApiCuda, OneHandleEightThreadsEightStreams) {
+  FLY_SKIP_WITHOUT_GPU();
+  fly_handle_t gpu = nullptr, host = nullptr;
+  ASSERT_EQ(fly_create(&gpu), FLY_STATUS_SUCCESS) << fly_last_error();
+  ASSERT_EQ(fly_create_host(&host), FLY_STATUS_SUCCESS) << fly_last_error();
+  constexpr int kThreads = 8;
+  struct Work {
+    fly_gemm_args args = FLY_GEMM_ARGS_INIT;
+    std::vector<unsigned char> expect;
+    void *a = nullptr, *b = nullptr, *d = nullptr;
+    int failures = 0;
+  };
+  std::vector<Work> work(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    Work& w = work[size_t(t)];
+    const fly_dtype_t ab = t % 2 == 0 ? FLY_DTYPE_E4M3FN : FLY_DTYPE_F32;
+    const fly_dtype_t d = t % 3 == 0 ? FLY_DTYPE_BF16 : t % 3 == 1 ? FLY_DTYPE_F16 : FLY_DTYPE_F32;
+    const int64_t m = 1 + 37 * t, n = 256 + 64 * t, k = 512;
+    std::mt19937 rng(3000 + unsigned(t));
+    Buffer A(ab, m * k), B(ab, n * k), D(d, m * n);
+    for (int64_t i = 0; i < A.elems; ++i) A.set(i, fly_test::random_exact_value(rng));
+    for (int64_t i = 0; i < B.elems; ++i) B.set(i, fly_test::random_exact_value(rng));
+    w.args.m = m; w.args.n = n; w.args.k = k;
+    w.args.a_type = w.args.b_type = ab;
+    w.args.c_type = w.args.d_type = d;
+    w.args.lda = k; w.args.ldb = k; w.args.ldc = n; w.args.ldd = n;
+    w.args.a = A.bytes.data(); w.args.b = B.bytes.data(); w.args.d = D.bytes.data();
+    ASSERT_EQ(fly_gemm(host, &w.args, nullptr, 0, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+    w.expect = D.bytes;
+    CUDA_OK(cudaMalloc(&w.a, A.bytes.size()));
+    CUDA_OK(cudaMalloc(&w.b, B.bytes.size()));
+    CUDA_OK(cudaMalloc(&w.d, D.bytes.size()));
+    CUDA_OK(cudaMemcpy(w.a, A.bytes.data(), A.bytes.size(), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(w.b, B.bytes.data(), B.bytes.size(), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(w.d, 0xFF, D.bytes.size()));
+    w.args.a = w.a; w.args.b = w.b; w.args.d = w.d;
+  }
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Work& w = work[size_t(t)];
+      cudaStream_t s;
+      if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+        ++w.failures;
+        return;
+      }
+      for (int call = 0; call < 3; ++call)
+        if (fly_gemm(gpu, &w.args, nullptr, 0, s) != FLY_STATUS_SUCCESS) ++w.failures;
+      if (cudaStreamSynchronize(s) != cudaSuccess) ++w.failures;
+      cudaStreamDestroy(s);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    Work& w = work[size_t(t)];
+    EXPECT_EQ(w.failures, 0) << "thread " << t;
+    std::vector<unsigned char> got(w.expect.size());
+    CUDA_OK(cudaMemcpy(got.data(), w.d, got.size(), cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(got == w.expect) << "thread " << t << ": " << fly_dtype_string(w.args.a_type) << " -> "
+                                 << fly_dtype_string(w.args.d_type) << " " << w.args.m << "x" << w.args.n;
+    for (void* ptr : {w.a, w.b, w.d}) CUDA_OK(cudaFree(ptr));
+  }
   fly_destroy(gpu);
   fly_destroy(host);
 }

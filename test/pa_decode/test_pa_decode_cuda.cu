@@ -1,14 +1,17 @@
 // Every compiled sm_90a paged-decode variant against the independent double-precision reference
 // (pa_decode_case.hpp) on fresh random cases, through the C API on the caller's stream: outputs
 // poisoned, every element checked, and nothing outside the results written. Plus a cache beyond
-// 4 GiB and CUDA-graph capture replayed with changed lengths, tables, scales and data.
+// 4 GiB, CUDA-graph capture replayed with changed lengths, tables, scales and data, and one handle
+// shared by 8 threads on 8 streams.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <span>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/cuda_test.hpp"
@@ -308,6 +311,66 @@ TEST(PaDecodeCuda, GraphReplaySeesNewInputs) {
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(g);
     cudaStreamDestroy(s);
+  }
+}
+
+// One handle, 8 threads, each on its own stream with its own case (every kv type and layout, so the
+// threads' first calls race to fill the handle's lazy state), 3 calls each: every result matches
+// the reference.
+TEST(PaDecodeCuda, OneHandleEightThreadsEightStreams) {
+  FLY_SKIP_WITHOUT_GPU();
+  Handle h;
+  constexpr int kThreads = 8;
+  const fly_dtype_t kvs[] = {FLY_DTYPE_BF16, FLY_DTYPE_F16, FLY_DTYPE_E4M3FN, FLY_DTYPE_E4M3FNUZ};
+  const fly_kv_layout_t layouts[] = {FLY_KV_LAYOUT_NHD, FLY_KV_LAYOUT_HND, FLY_KV_LAYOUT_VLLM};
+  std::vector<PaDecodeCase> cases;
+  std::vector<std::unique_ptr<DeviceCase>> devs;
+  std::vector<fly_pa_decode_args> args;
+  std::vector<size_t> ws(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    PaDecodeConfig c;
+    c.seed = 900 + t;
+    c.kv_type = kvs[t % 4];
+    c.q_type = c.kv_type == FLY_DTYPE_F16 ? FLY_DTYPE_F16 : FLY_DTYPE_BF16;
+    c.scales = c.kv_type == FLY_DTYPE_E4M3FN || c.kv_type == FLY_DTYPE_E4M3FNUZ;
+    c.layout = layouts[t % 3];
+    c.head_dim = t % 2 == 0 ? 128 : 64;
+    c.num_q_heads = 8 * (1 + t % 2);
+    c.num_kv_heads = 2;
+    c.q_len = 1 + t % 3;
+    c.seq_lens = {1500 + 100 * t, 40, 0, 700};
+    c.num_seqs = 4;
+    cases.push_back(fly_test::make_pa_decode_case(c));
+  }
+  for (int t = 0; t < kThreads; ++t) {
+    devs.push_back(std::make_unique<DeviceCase>(cases[size_t(t)]));
+    args.push_back(fly_test::pa_decode_args(cases[size_t(t)], devs.back()->buffers()));
+    ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &args.back(), &ws[size_t(t)]), FLY_STATUS_SUCCESS) << fly_last_error();
+    if (ws[size_t(t)] > 0) CUDA_OK(cudaMalloc(&devs.back()->workspace, ws[size_t(t)]));
+  }
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const size_t i = size_t(t);
+      cudaStream_t s;
+      if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+        ++failures[i];
+        return;
+      }
+      for (int call = 0; call < 3; ++call)
+        if (fly_pa_decode(h.h, &args[i], devs[i]->workspace, ws[i], s) != FLY_STATUS_SUCCESS) ++failures[i];
+      if (cudaStreamSynchronize(s) != cudaSuccess) ++failures[i];
+      cudaStreamDestroy(s);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(failures[size_t(t)], 0) << "thread " << t;
+    PaDecodeCase& k = cases[size_t(t)];
+    devs[size_t(t)]->download(k);
+    for (double& tol : k.tol_out) tol += p_rounding_bound(k.c);
+    EXPECT_EQ(fly_test::check_pa_decode(k), "") << "thread " << t << ": " << fly_test::describe(k.c);
   }
 }
 
