@@ -527,3 +527,50 @@ TEST_F(GemmHost, ScalesAreReadAtEachCall) {
 }
 
 }  // namespace
+
+// NaN and infinity in A and B reach D as IEEE arithmetic says (the double reference's own sums):
+// a NaN operand, Inf x 0 and Inf - Inf give NaN, Inf x finite gives a signed infinity, and the
+// other elements are untouched by them; in every D type. fp8's NaN codes (e4m3fn 0x7F, e4m3fnuz
+// 0x80) give NaN too.
+TEST_F(GemmHost, NanAndInfinityPropagateAsIeee) {
+  constexpr float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  constexpr int64_t m = 4, n = 3, k = 4;
+  const float a[m * k] = {1, nan, 1, 1, /**/ 1, inf, 1, 1, /**/ 1, 1, 1, 1, /**/ inf, inf, 0, 0};
+  const float b[n * k] = {1, 1, 1, 1, /**/ 1, -2, 1, 1, /**/ 1, 0, 1, 1};
+  for (fly_dtype_t d_type : k_d_types) {
+    SCOPED_TRACE(fly_dtype_string(d_type));
+    Matrix d(d_type, m, n, n);
+    fly_gemm_args args = FLY_GEMM_ARGS_INIT;
+    args.m = m; args.n = n; args.k = k;
+    args.a = a; args.b = b; args.d = d.bytes.data();
+    args.lda = args.ldb = k;
+    args.ldd = n;
+    args.d_type = d_type;
+    ASSERT_EQ(fly_gemm(handle_, &args, nullptr, 0, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double ref = 0;
+        for (int64_t kk = 0; kk < k; ++kk) ref += double(a[i * k + kk]) * double(b[j * k + kk]);
+        const double got = d.get(i, j);
+        if (std::isnan(ref)) {
+          EXPECT_TRUE(std::isnan(got)) << "D(" << i << ", " << j << ") = " << got;
+        } else {
+          EXPECT_EQ(got, ref) << "D(" << i << ", " << j << ")";
+        }
+      }
+  }
+  for (fly_dtype_t ab : {FLY_DTYPE_E4M3FN, FLY_DTYPE_E4M3FNUZ}) {
+    const uint8_t nan_code = ab == FLY_DTYPE_E4M3FN ? 0x7F : 0x80, one = ab == FLY_DTYPE_E4M3FN ? 0x38 : 0x40;
+    const uint8_t a8[2] = {one, nan_code}, b8[2] = {one, one};
+    float d = 0;
+    fly_gemm_args args = FLY_GEMM_ARGS_INIT;
+    args.m = args.n = 1;
+    args.k = 2;
+    args.a_type = args.b_type = ab;
+    args.a = a8; args.b = b8; args.d = &d;
+    args.lda = args.ldb = 2;
+    args.ldd = 1;
+    ASSERT_EQ(fly_gemm(handle_, &args, nullptr, 0, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+    EXPECT_TRUE(std::isnan(d)) << fly_dtype_string(ab) << ": " << d;
+  }
+}
