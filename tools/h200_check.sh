@@ -27,9 +27,15 @@ jobs=$(nproc)
 } 2>&1 | tee "$logs/machine.txt"
 
 status=0
-if [[ ${SANITIZE:-0} == 1 ]]; then
-  cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= -DFLY_PORTABLE_TESTS=OFF \
-    >"$logs/configure.log" 2>&1 || status=1
+# GEMM_FILTER / PA_FILTER (regexes over variant names) narrow the grids for a quick development run;
+# unset, the whole grid is built as in CI.
+# A sanitizer run builds two GPU test binaries only: the PORTABLE host suites stay out.
+sanitize=${SANITIZE:-0}
+portable=ON
+[[ $sanitize == 1 ]] && portable=OFF
+cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= "-DFLY_PORTABLE_TESTS=$portable" \
+  "-DFLY_GEMM_FILTER=${GEMM_FILTER:-.*}" "-DFLY_PA_DECODE_FILTER=${PA_FILTER:-.*}" >"$logs/configure.log" 2>&1 || status=1
+if [[ $sanitize == 1 ]]; then
   ((status == 0)) && { cmake --build --preset cuda -j "$jobs" --target test_gemm_variants_cuda test_pa_decode_cuda \
     >"$logs/build.log" 2>&1 || status=2; }
   san=/usr/local/cuda/bin/compute-sanitizer
@@ -50,10 +56,6 @@ if [[ ${SANITIZE:-0} == 1 ]]; then
   tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"
   exit $status
 fi
-# GEMM_FILTER / PA_FILTER (regexes over variant names) narrow the grids for a quick development run;
-# unset, the whole grid is built as in CI.
-cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= \
-  "-DFLY_GEMM_FILTER=${GEMM_FILTER:-.*}" "-DFLY_PA_DECODE_FILTER=${PA_FILTER:-.*}" >"$logs/configure.log" 2>&1 || status=1
 if ((status == 0)); then
   cmake --build --preset cuda -j "$jobs" >"$logs/build.log" 2>&1 || status=2
 fi

@@ -57,8 +57,6 @@ double to_double(const std::vector<unsigned char>& d, fly_dtype_t type, int64_t 
   return type == FLY_DTYPE_BF16 ? double(float(fly::bfloat16::from_bits(bits))) : double(float(fly::half::from_bits(bits)));
 }
 
-int64_t dtype_bytes(fly_dtype_t t) { return t == FLY_DTYPE_F32 ? 4 : 2; }
-
 // CUDA_OK for places that cannot return early (constructors, functions returning a value).
 #define CUDA_EXPECT(call) EXPECT_EQ((call), cudaSuccess) << #call << ": " << cudaGetErrorString(cudaGetLastError())
 
@@ -101,7 +99,7 @@ struct Fp8Problem {
 
   // ||D - ref|| / ||ref|| of the D on the device (NaN if any element is NaN: unwritten or wrong).
   double normwise_error(fly_dtype_t type) const {
-    std::vector<unsigned char> host(size_t(m * n * dtype_bytes(type)));
+    std::vector<unsigned char> host(size_t(m * n * fly::dispatch::dtype_bytes(type)));
     CUDA_EXPECT(cudaMemcpy(host.data(), d, host.size(), cudaMemcpyDeviceToHost));
     double err2 = 0;
     for (int64_t i = 0; i < m * n; ++i) {
