@@ -12,6 +12,9 @@
 # FLY_REQUIRE_GPU=1 (exported) makes fly_bench (and any test that honours it) fail when no GPU is
 # seen, instead of leaving the GPU rows out. After fly_bench, bench/pa_decode_sdpa.py times the
 # paged-decode peer (PyTorch SDPA, cuDNN) on the same shapes: sdpa.txt.
+# TESTS (a ctest regex) narrows the tests for a development run. PA_COMPARE="<variant> ..." adds, after
+# fly_bench, one pass of its paged-decode rows per named variant (FLY_PA_DECODE_VARIANT, rows of
+# that variant's kv type): compare.txt.
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 set -uo pipefail
 export FLY_REQUIRE_GPU=1
@@ -60,11 +63,16 @@ if ((status == 0)); then
   cmake --build --preset cuda -j "$jobs" >"$logs/build.log" 2>&1 || status=2
 fi
 if ((status == 0)); then
-  ctest --preset cuda -j 8 --output-on-failure >"$logs/ctest.log" 2>&1 || status=3
+  ctest --preset cuda -j 8 --output-on-failure -R "${TESTS:-.}" >"$logs/ctest.log" 2>&1 || status=3
   if [[ $tune != 1 ]]; then  # a tuning run benches once, with the new table (fits one 10-minute call)
     build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=${BENCH_FILTER:-.}" --benchmark_out="$out/bench.json" \
       --benchmark_out_format=json >"$out/bench.txt" 2>&1 || status=4
     python3 bench/pa_decode_sdpa.py >"$out/sdpa.txt" 2>&1  # never fails the check: it prints what it skipped
+    for v in ${PA_COMPARE:-}; do
+      kv=bf16; [[ $v == *_fp8_* ]] && kv=e4m3fn; [[ $v == *_f16_* ]] && continue
+      FLY_PA_DECODE_VARIANT=$v build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/$kv/" \
+        2>&1 | grep -E "^pa_decode/" | sed "s|^|$v |" | cut -c1-300 >>"$out/compare.txt"
+    done
   fi
 fi
 if ((status == 0)) && [[ $tune == 1 ]]; then
@@ -93,6 +101,7 @@ grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
   echo "== pa_decode: fly (GPU time per call in a replayed graph of 20) beside SDPA (bf16 peer for both kv types)"
   grep -E "^pa_decode/" "$out/bench.txt" 2>/dev/null | cut -c1-260
   grep -E "^sdpa |^# torch" "$out/sdpa.txt" 2>/dev/null | cut -c1-260
+  [[ -f $out/compare.txt ]] && { echo "== pa_decode rows per forced variant (PA_COMPARE)"; cat "$out/compare.txt"; }
   if [[ $tune == 1 ]]; then
     echo "== fly_bench --tune (table: $out/sm90a.tsv)"
     cut -c1-200 "$out/tune.txt" 2>/dev/null | tail -80

@@ -116,7 +116,8 @@ fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void
                                    const PaDecodeProblem& p, const PaDecodePlan& plan, void* stream) {
   static std::atomic<uint64_t> smem_done{0};
   const char* fn = "fly_pa_decode";
-  if (p.num_blocks > INT32_MAX || p.max_seq_len > INT32_MAX - 2 * int64_t(Tile::tokens))
+  // the kernels look up tokens up to (stages + 1) steps past a block's end in 32-bit arithmetic
+  if (p.num_blocks > INT32_MAX || p.max_seq_len > INT32_MAX - (Tile::stages + 2) * int64_t(Tile::tokens))
     return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": the sm_90a kernels take num_blocks and max_seq_len below 2^31");
   const int64_t blocks = p.num_seqs * p.num_kv_heads * plan.row_chunks * plan.splits;
   const int64_t rows = p.num_seqs * p.q_len * p.num_q_heads;

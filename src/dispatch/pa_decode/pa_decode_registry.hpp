@@ -32,8 +32,10 @@ struct PaDecodeVariant {
   int head_dim;
   bool v_dim_major;       // V stored [head_dim][block_size] (the vLLM layout) rather than token-major
   int rows_per_block;     // query rows (group x q_len) one block computes
-  int tokens_per_step;    // context tokens a block loads per pipeline stage
+  int tokens_per_step;    // context tokens a block step covers (the split plan's unit)
   int warps, stages;
+  bool per_warp;          // each warp pipelines its own 16-token groups (stages per warp), else the
+                          // block's warps share each step's stage
   // Enqueues the decode (and the reduce when plan.splits > 1) on the caller's stream.
   fly_status_t (*launch)(const PaDecodeProblem&, const PaDecodePlan&, void* stream);
   // Blocks of the kernel one SM holds at once on the current device (registers, shared memory),

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 
 #include "pa_decode_registry.hpp"
 
@@ -96,11 +97,13 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
   for (const PaDecodeVariant& v : variants) {
     if (!eligible(v, p, target, reason)) continue;
     if (forced_variant() != nullptr && std::string(v.name) != forced_variant()) continue;
-    // fewest row chunks (each re-reads the cache, from L2 at best), then the deepest pipeline
+    // fewest row chunks (each re-reads the cache, from L2 at best), then per-warp pipelines (more
+    // of the ring in flight, docs/pa-decode.md), then the deepest pipeline
     auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
-    if (best == nullptr || chunks(v) < chunks(*best) ||
-        (chunks(v) == chunks(*best) && v.tokens_per_step * v.stages > best->tokens_per_step * best->stages))
-      best = &v;
+    auto rank = [&](const PaDecodeVariant& x) {
+      return std::make_tuple(-chunks(x), x.per_warp ? 1 : 0, int64_t(x.tokens_per_step) * x.stages);
+    };
+    if (best == nullptr || rank(v) > rank(*best)) best = &v;
   }
   if (best == nullptr) {
     if (why != nullptr)

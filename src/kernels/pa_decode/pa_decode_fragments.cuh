@@ -27,16 +27,19 @@ enum class KvKind { bf16, f16, fp8 };
 
 // The 16-byte chunk index of (row, chunk) in a tile of rows of RC chunks, XOR-swizzled so that
 // the eight rows one ldmatrix phase reads fall in different banks (CuTe's Swizzle<3,4,3> for
-// RC >= 8; narrower rows swizzle the rows they share a 128-byte line with).
+// RC >= 8; narrower rows swizzle the rows they share a 128-byte line with; one-chunk rows are
+// contiguous, so eight of them fill a line without conflict).
 template <int RC>
 __device__ __forceinline__ int swizzled_chunk(int row, int c) {
   if constexpr (RC >= 8) {
     return row * RC + (c ^ (row & 7));
   } else if constexpr (RC == 4) {
     return row * RC + (c ^ ((row >> 1) & 3));
-  } else {
-    static_assert(RC == 2, "tile rows are 2, 4 or a multiple of 8 chunks");
+  } else if constexpr (RC == 2) {
     return row * RC + (c ^ ((row >> 2) & 1));
+  } else {
+    static_assert(RC == 1, "tile rows are 1, 2, 4 or a multiple of 8 chunks");
+    return row + c;
   }
 }
 

@@ -77,6 +77,12 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
 }
 
+// The address of a step that is one 16-token group (a warp's own step): every index names it.
+struct OneGroup {
+  const unsigned char* ptr;
+  __device__ __forceinline__ const unsigned char* operator[](int) const { return ptr; }
+};
+
 // A thread's part of one token-major tile (K, or V in NHD/HND): tile row = token, chunk c =
 // elements [c x, c x + x). Copy i of the thread is token tok(i), chunk ch(i); its source is the
 // group's address plus off(i), fixed for the whole loop.
@@ -129,9 +135,10 @@ struct TokenMajorCopies {
   }
 };
 
-template <class T, bool Fast, bool TokenFast>
+// Groups: the step's group addresses, indexable by group (an array, or OneGroup).
+template <class T, bool Fast, bool TokenFast, class Groups>
 __device__ __forceinline__ void load_token_major(const PagedCacheView& c, const TokenMajorCopies<T>& m,
-                                                 const unsigned char* const* groups, int32_t left, uint32_t tile) {
+                                                 const Groups& groups, int32_t left, uint32_t tile) {
 #pragma unroll
   for (int i = 0; i < m.per_thread; ++i) {
     const int tok = m.template tok<TokenFast>(i), ch = m.template ch<TokenFast>(i);
@@ -170,9 +177,9 @@ struct DimMajorCopies {
 
 // A chunk that straddles the end keeps its valid tokens and zero-fills the rest (the slots past a
 // sequence's end may hold anything, NaN included, and P = 0 does not cancel NaN).
-template <class T, bool Fast>
+template <class T, bool Fast, class Groups>
 __device__ __forceinline__ void load_dim_major(const PagedCacheView& c, const DimMajorCopies<T>& m,
-                                               const unsigned char* const* groups, int32_t left, uint32_t tile) {
+                                               const Groups& groups, int32_t left, uint32_t tile) {
   const unsigned char* g = groups[m.tok() >> 4];
   int bytes = 16;
   if constexpr (!Fast) bytes = g == nullptr ? 0 : max(0, min(T::chunk_elems, left - m.tok())) * T::elem_bytes;

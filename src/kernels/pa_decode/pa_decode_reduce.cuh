@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "pa_decode_kernel.cuh"  // load/store helpers
+#include "pa_decode_block.cuh"  // load/store helpers
 #include "pa_decode_params.hpp"
 
 namespace fly::kernels::pa {

@@ -57,8 +57,8 @@ struct Tile {
   static_assert(tile_chunks % threads == 0, "the block's threads load whole tiles");
   static_assert(Stages >= 2, "a pipeline keeps at least one stage loading");
   static_assert(smem_bytes <= 232448, "the block exceeds sm_90a's 227 KB of shared memory");
-  static_assert(!VDimMajor || vrow_chunks == 2 || vrow_chunks == 4 || vrow_chunks % 8 == 0,
-                "dim-major V rows are 2, 4 or a multiple of 8 chunks");
+  static_assert(!VDimMajor || vrow_chunks == 1 || vrow_chunks == 2 || vrow_chunks == 4 || vrow_chunks % 8 == 0,
+                "dim-major V rows are 1, 2, 4 or a multiple of 8 chunks");
 };
 
 }  // namespace fly::kernels::pa

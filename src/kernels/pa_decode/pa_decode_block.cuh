@@ -1,0 +1,184 @@
+// What every paged-decode block does around its main loop, whatever feeds its warps: the grid
+// mapping of a block, Q staged in shared memory in the MMA type, each row's visible tokens, and
+// the epilogue that merges the warps' partial softmaxes into out + lse (one split) or the split's
+// partials (several). Both kernels use it: pa_decode_kernel.cuh (the block's warps share each
+// stage) and pa_decode_warp_kernel.cuh (each warp runs its own pipeline).
+//
+// `Block` is the block's shape: head_dim, kind, v_dim_major, rows, warps, threads, q_pitch, o_pitch.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "pa_decode_fragments.cuh"
+#include "pa_decode_params.hpp"
+
+namespace fly::kernels::pa {
+
+__device__ __forceinline__ float load_q_elem(const void* q, int64_t i, bool bf16) {
+  return bf16 ? __bfloat162float(static_cast<const __nv_bfloat16*>(q)[i]) : __half2float(static_cast<const __half*>(q)[i]);
+}
+
+__device__ __forceinline__ void store_out_elem(void* out, int64_t i, float v, bool bf16) {
+  if (bf16) {
+    static_cast<__nv_bfloat16*>(out)[i] = __float2bfloat16_rn(v);
+  } else {
+    static_cast<__half*>(out)[i] = __float2half_rn(v);
+  }
+}
+
+// Where a block's query rows come from: row r of the chunk is query row rc * 16 + r of the kv
+// head's group x q_len rows, i.e. new token i = row / group, query head kv_head * group + row % group.
+struct RowMap {
+  int32_t first, count, group;  // the chunk's first row, and the rows of the kv head
+  __device__ __forceinline__ bool valid(int r) const { return first + r < count; }
+  __device__ __forceinline__ int32_t token(int r) const { return (first + r) / group; }
+  __device__ __forceinline__ int32_t head(int r, int32_t kv_head) const { return kv_head * group + (first + r) % group; }
+};
+
+// One block's work: (sequence, kv head, row chunk, split) and the context tokens [lo, hi) that any
+// of its rows may see, lo aligned to `step` tokens.
+struct BlockWork {
+  int seq, kv_head, rc, split;
+  int32_t len, lo, hi;
+
+  // Row chunk fastest, so the chunks of one kv head run side by side (L2).
+  __device__ static BlockWork of(const PaDecodeParams& p, int block, int step) {
+    BlockWork w;
+    w.rc = block % p.row_chunks;
+    int rest = block / p.row_chunks;
+    w.split = rest % p.splits;
+    rest /= p.splits;
+    w.kv_head = rest % p.num_kv_heads;
+    w.seq = rest / p.num_kv_heads;
+    w.len = min(max(__ldg(p.seq_lens + w.seq), 0), p.max_len);
+    const int32_t split_begin = w.split * p.split_tokens;
+    // causal end len - 1; the window's start for the first new token
+    w.lo = split_begin;
+    if (p.window > 0) w.lo = max(w.lo, (w.len - p.q_len + 1 - p.window) / step * step);
+    w.hi = min(w.len, split_begin + p.split_tokens);
+    return w;
+  }
+};
+
+// Q's 16 rows x head_dim in shared memory (pitch q_pitch), converted to the MMA type; rows past the
+// group x q_len are zero. Called by every thread of the block; the caller synchronises.
+template <class Block>
+__device__ void stage_q(const PaDecodeParams& p, uint16_t* qs, const RowMap& rows, int seq, int kv_head, int tid) {
+  constexpr bool bf16_mma = Block::kind == KvKind::bf16;
+  const bool q_bf16 = Block::kind == KvKind::fp8 ? p.q_bf16 : bf16_mma;
+  for (int idx = tid; idx < Block::rows * Block::head_dim; idx += Block::threads) {
+    const int r = idx / Block::head_dim, d = idx % Block::head_dim;
+    float x = 0.f;
+    if (rows.valid(r)) {
+      const int64_t at = int64_t(seq) * p.q_seq + int64_t(rows.token(r)) * p.q_token +
+                         int64_t(rows.head(r, kv_head)) * p.q_head + d;
+      x = load_q_elem(p.q, at, q_bf16);
+    }
+    if constexpr (bf16_mma) {
+      __nv_bfloat16 v = __float2bfloat16_rn(x);
+      qs[r * Block::q_pitch + d] = *reinterpret_cast<uint16_t*>(&v);
+    } else {
+      __half v = __float2half_rn(x);
+      qs[r * Block::q_pitch + d] = *reinterpret_cast<uint16_t*>(&v);
+    }
+  }
+}
+
+// The tokens each of a lane's two rows (g and g + 8) sees: causal up to the query itself, and the
+// window when one is set; rows past the group x q_len see none (hi < lo).
+template <class Warp>
+__device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p, const RowMap& rows, int32_t len,
+                                               int lane) {
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) {
+    const int r = (lane >> 2) + 8 * rh;
+    if (rows.valid(r)) {
+      ws.hi[rh] = len - p.q_len + rows.token(r);
+      ws.lo[rh] = p.window > 0 ? ws.hi[rh] - p.window + 1 : 0;
+    } else {
+      ws.hi[rh] = -1;
+      ws.lo[rh] = 0;
+    }
+  }
+}
+
+// Merges the warps' (max, sum, O) per row through `scratch`, then writes out + lse, or the split's
+// partials. Called by every thread of the block after the warps stopped reading shared memory.
+template <class Block, class Warp>
+__device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, unsigned char* scratch, int seq,
+                         int kv_head, int split, int tid) {
+  const int lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
+  float* os = reinterpret_cast<float*>(scratch);                          // [warp][row][o_pitch]
+  float* ml = os + Block::warps * Block::rows * Block::o_pitch;           // [warp][row][2]
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) {
+    ws.l[rh] += __shfl_xor_sync(0xffffffffu, ws.l[rh], 1);
+    ws.l[rh] += __shfl_xor_sync(0xffffffffu, ws.l[rh], 2);
+    const int r = g + 8 * rh;
+    if (t == 0) {
+      ml[(warp * Block::rows + r) * 2] = ws.m[rh];
+      ml[(warp * Block::rows + r) * 2 + 1] = ws.l[rh];
+    }
+#pragma unroll
+    for (int dj = 0; dj < Warp::nd; ++dj)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        os[(warp * Block::rows + r) * Block::o_pitch + d_of<Block::kind, Block::v_dim_major>(dj, 2 * t + e)] =
+            ws.o[dj][2 * rh + e];
+  }
+  __syncthreads();
+  const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
+  const bool out_bf16 = Block::kind == KvKind::fp8 ? p.q_bf16 : Block::kind == KvKind::bf16;
+  const int64_t q_heads = int64_t(p.num_kv_heads) * p.group;
+  for (int idx = tid; idx < Block::rows * Block::head_dim; idx += Block::threads) {
+    const int r = idx / Block::head_dim, d = idx % Block::head_dim;
+    if (!rows.valid(r)) continue;
+    float m = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < Block::warps; ++w) m = fmaxf(m, ml[(w * Block::rows + r) * 2]);
+    float l = 0.f, o = 0.f;
+    if (m != -INFINITY) {
+#pragma unroll
+      for (int w = 0; w < Block::warps; ++w) {
+        const float mw = ml[(w * Block::rows + r) * 2];
+        if (mw == -INFINITY) continue;
+        const float c = exp2f(mw - m);
+        l += ml[(w * Block::rows + r) * 2 + 1] * c;
+        o += os[(w * Block::rows + r) * Block::o_pitch + d] * c;
+      }
+    }
+    const int32_t i = rows.token(r), h = rows.head(r, kv_head);
+    const int64_t qrow = pa_query_row(seq, i, h, p.q_len, q_heads);
+    if (p.splits > 1) {
+      const int64_t at = int64_t(split) * p.num_seqs * p.q_len * q_heads + qrow;
+      p.partial_o[at * Block::head_dim + d] = o;
+      if (d == 0) {
+        p.partial_ml[at * 2] = m;
+        p.partial_ml[at * 2 + 1] = l;
+      }
+      continue;
+    }
+    // one split: the sink joins the denominator, then normalise
+    float lse = -INFINITY, value = 0.f;
+    if (m != -INFINITY) {
+      if (p.sinks != nullptr) {
+        const float sink = __ldg(p.sinks + h) * Warp::log2e;
+        const float m2 = fmaxf(m, sink);
+        const float c = exp2f(m - m2);
+        l = l * c + exp2f(sink - m2);
+        o *= c;
+        m = m2;
+      }
+      value = o / l * v_scale;
+      lse = (m + log2f(l)) * 0.6931471805599453f;
+    }
+    store_out_elem(p.out, int64_t(seq) * p.out_seq + int64_t(i) * p.out_token + int64_t(h) * p.out_head + d, value,
+                   out_bf16);
+    if (p.lse != nullptr && d == 0) p.lse[qrow] = lse;
+  }
+}
+
+}  // namespace fly::kernels::pa

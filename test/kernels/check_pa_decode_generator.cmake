@@ -1,0 +1,30 @@
+# cmake -DGEN=<fly_pa_decode_generator> -DTABLE=<table> -DOUT=<dir> -P check_pa_decode_generator.cmake
+# The paged-decode generator accepts the valid cells of both kernels (block steps and per-warp
+# pipelines), rejects each invalid one with the reason, and writes one file per accepted cell.
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+execute_process(COMMAND ${GEN} --table ${TABLE} --out ${OUT} --targets sm90a,gfx942 --registry sm90a
+                OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "generator failed (${rc}): ${err}")
+endif()
+message("${out}")
+set(expect
+  "file sm90a [^\n]*/pa_decode_sm90a_d128_bf16_vtok_t64w4s2.cu"
+  "file sm90a [^\n]*/pa_decode_sm90a_d128_fp8_vdim_t16w4s4pw.cu"
+  "reject pa_decode_sm90a_d128_bf16_vtok_t48w4s2: a step of 48 tokens does not split into 4 warp slices of whole m16n8k16 k-steps"
+  "reject pa_decode_sm90a_d128_bf16_vtok_t64w4s1: a pipeline needs 2 stages at least"
+  "reject pa_decode_sm90a_d128_bf16_vtok_t64w4s8: 8 stages need [0-9]+ bytes of shared memory"
+  "reject pa_decode_sm90a_d96_bf16_vtok_t64w4s2: head_dim 96 is not a multiple of 64"
+  "reject pa_decode_sm90a_d128_bf16_vdim_t96w2s2: a dim-major V row of 12 chunks has no bank swizzle"
+  "reject pa_decode_sm90a_d128_bf16_vtok_t32w4s3pw: a per-warp pipeline's stage is one 16-token group, not 32 tokens"
+  "reject pa_decode_sm90a_d128_bf16_vtok_t16w8s4pw: 8 warps of 4 stages need [0-9]+ bytes of shared memory"
+  "reject pa_decode_sm90a_d128_fp8_vtok_t16w4s1pw: a pipeline needs 2 stages at least"
+  "reject pa_decode_gfx942_d128_bf16_vtok_t64w4s2: paged decode has sm90a kernels only"
+  "registry [^\n]* 2\n")
+foreach(e IN LISTS expect)
+  if(NOT out MATCHES "${e}")
+    message(FATAL_ERROR "generator output lacks: ${e}")
+  endif()
+endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/generator_output_checks.cmake)

@@ -1,0 +1,18 @@
+# Included by the generator checks with `out` (the generator's listing): every accepted cell has
+# its file, and no variant name repeats.
+string(REGEX MATCHALL "file [a-z0-9]+ [^\n]+" files "${out}")
+set(names "")
+foreach(f IN LISTS files)
+  string(REGEX REPLACE "^file [a-z0-9]+ " "" path "${f}")
+  if(NOT EXISTS ${path})
+    message(FATAL_ERROR "missing generated file ${path}")
+  endif()
+  get_filename_component(n ${path} NAME_WE)
+  list(APPEND names ${n})
+endforeach()
+list(LENGTH names before)
+list(REMOVE_DUPLICATES names)
+list(LENGTH names after)
+if(NOT before EQUAL after OR before EQUAL 0)
+  message(FATAL_ERROR "variant names are not unique (${before} files, ${after} names)")
+endif()
