@@ -21,7 +21,7 @@
 #include "fly/fly.h"
 #include "gemm_check.cuh"
 #include "gemm_cuda_problem.cuh"
-#include "gemm_registry.hpp"
+#include "gemm/gemm_registry.hpp"
 #include "gemm_shapes.hpp"
 #include "gemm_tune.hpp"
 

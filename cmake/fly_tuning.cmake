@@ -11,7 +11,7 @@ if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   cmake_minimum_required(VERSION 3.25)  # the project's policies, before the functions record them
 endif()
 
-# The fp8 format of each target, as validate.cpp accepts it; f32 runs everywhere.
+# The fp8 format of each target, as gemm/gemm_validate.cpp accepts it; f32 runs everywhere.
 set(_fly_tuning_ab_sm90a e4m3fn f32)
 set(_fly_tuning_ab_gfx942 e4m3fnuz f32)
 set(_fly_tuning_d bf16 f16 f32)
@@ -114,7 +114,7 @@ function(fly_tuning_table output)
   file(CONFIGURE OUTPUT "${output}" @ONLY CONTENT
 "// Generated at configure time by cmake/fly_tuning.cmake from ${sources}. Do not edit: edit the
 // tables (or regenerate them with fly_bench --tune) and re-run CMake.
-#include \"gemm_tuning.hpp\"
+#include \"gemm/gemm_tuning.hpp\"
 
 namespace fly::dispatch {
 

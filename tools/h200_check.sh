@@ -14,7 +14,8 @@
 # paged-decode peer (PyTorch SDPA, cuDNN) on the same shapes: sdpa.txt.
 # TESTS (a ctest regex) narrows the tests for a development run. PA_COMPARE="<variant> ..." adds, after
 # fly_bench, one pass of its paged-decode rows per named variant (FLY_PA_DECODE_VARIANT, rows of
-# that variant's kv type): compare.txt.
+# that variant's kv type): compare.txt. PA_LAYOUTS="vllm hnd" adds a pass of the paged-decode rows per
+# cache layout (FLY_BENCH_PA_LAYOUT) to the same file.
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 set -uo pipefail
 export FLY_REQUIRE_GPU=1
@@ -73,6 +74,10 @@ if ((status == 0)); then
       FLY_PA_DECODE_VARIANT=$v build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/$kv/" \
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$v |" | cut -c1-300 >>"$out/compare.txt"
     done
+    for layout in ${PA_LAYOUTS:-}; do
+      FLY_BENCH_PA_LAYOUT=$layout build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
+        2>&1 | grep -E "^pa_decode/" | sed "s|^|$layout |" | cut -c1-300 >>"$out/compare.txt"
+    done
   fi
 fi
 if ((status == 0)) && [[ $tune == 1 ]]; then
@@ -101,13 +106,14 @@ grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
   echo "== pa_decode: fly (GPU time per call in a replayed graph of 20) beside SDPA (bf16 peer for both kv types)"
   grep -E "^pa_decode/" "$out/bench.txt" 2>/dev/null | cut -c1-260
   grep -E "^sdpa |^# torch" "$out/sdpa.txt" 2>/dev/null | cut -c1-260
-  [[ -f $out/compare.txt ]] && { echo "== pa_decode rows per forced variant (PA_COMPARE)"; cat "$out/compare.txt"; }
+  [[ -f $out/compare.txt ]] && { echo "== pa_decode rows per forced variant (PA_COMPARE) or layout (PA_LAYOUTS)"; cat "$out/compare.txt"; }
   if [[ $tune == 1 ]]; then
     echo "== fly_bench --tune (table: $out/sm90a.tsv)"
     cut -c1-200 "$out/tune.txt" 2>/dev/null | tail -80
     echo "== fly_bench GEMM rows with the new table"
     grep -E "^gemm/" "$out/bench_tuned.txt" 2>/dev/null | cut -c1-230
   fi
+  echo "== wgmma serialised by ptxas (C7514/C7515 warnings; want 0): $(grep -c "C751[0-9]" "$logs/build.log" 2>/dev/null)"
   echo "== registers (ptxas)"
   sort -u "$logs/ptxas.txt" | head -20
 } | tee "$out/summary.txt"

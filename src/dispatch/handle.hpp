@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "fly/fly.h"
-#include "gemm_registry.hpp"
-#include "gemm_tuning.hpp"
+#include "gemm/gemm_registry.hpp"
+#include "gemm/gemm_tuning.hpp"
 #include "pa_decode/pa_decode_registry.hpp"
 #include "platform.hpp"
 

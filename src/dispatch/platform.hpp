@@ -4,7 +4,7 @@
 #pragma once
 
 #include "fly/fly.h"
-#include "gemm_registry.hpp"
+#include "gemm/gemm_registry.hpp"
 
 #include <string>
 

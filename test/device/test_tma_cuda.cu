@@ -1,5 +1,5 @@
 // TMA on sm_90: a 2D box of an fp8-sized matrix copied into shared memory through a tensor map
-// (src/kernels/tma_desc_cuda.hpp) lands byte for byte where the host model of the 128-byte swizzle
+// (src/dispatch/gemm/tma_desc_cuda.hpp) lands byte for byte where the host model of the 128-byte swizzle
 // (kernels::swizzle128_offset) puts it, the part of the box outside the matrix zero-filled, and its
 // mbarrier completes; with .multicast::cluster both CTAs of a cluster of two receive the box.
 // A wait that never completes ends the kernel with a flag instead of hanging the test.
@@ -13,7 +13,7 @@
 
 #include "common/cuda_test.hpp"
 #include "fly/arch/copy_sm90_tma.hpp"
-#include "tma_desc_cuda.hpp"
+#include "gemm/tma_desc_cuda.hpp"
 
 namespace {
 using namespace fly;

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "gemm_registry.hpp"
+#include "gemm/gemm_registry.hpp"
 
 namespace fly_test {
 

@@ -17,10 +17,10 @@
 
 #include "fly/fly.h"
 #include "fake_problem.hpp"
-#include "gemm_registry.hpp"
+#include "gemm/gemm_registry.hpp"
 #include "handle.hpp"
 #include "platform.hpp"
-#include "validate.hpp"
+#include "gemm/gemm_validate.hpp"
 
 extern "C" int fly_test_c99_gemm(float a, float b, float* out);
 extern "C" int fly_test_c99_gemm_init(void);

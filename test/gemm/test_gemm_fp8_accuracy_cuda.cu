@@ -26,7 +26,7 @@
 #include "common/cuda_test.hpp"
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
-#include "gemm_registry.hpp"
+#include "gemm/gemm_registry.hpp"
 
 namespace {
 using fly::dispatch::GemmProblem;

@@ -21,7 +21,7 @@
 
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
-#include "host_gemm.hpp"
+#include "gemm/host_gemm.hpp"
 
 namespace {
 

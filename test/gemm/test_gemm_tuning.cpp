@@ -11,8 +11,8 @@
 
 #include "fly/fly.h"
 #include "fake_problem.hpp"
-#include "gemm_registry.hpp"
-#include "gemm_tuning.hpp"
+#include "gemm/gemm_registry.hpp"
+#include "gemm/gemm_tuning.hpp"
 #include "handle.hpp"
 #include "platform.hpp"
 

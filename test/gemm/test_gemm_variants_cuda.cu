@@ -25,8 +25,8 @@
 #include "common/exact_values.hpp"
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
-#include "gemm_launch_tma_cuda.hpp"
-#include "gemm_registry.hpp"
+#include "gemm/gemm_launch_tma_cuda.hpp"
+#include "gemm/gemm_registry.hpp"
 #include "gemm_wgmma_tma_kernel.hpp"
 
 namespace {

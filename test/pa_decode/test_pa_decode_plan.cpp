@@ -94,3 +94,21 @@ TEST(PaDecodePlan, QueryRowsBeyondOneBlockAddRowChunks) {
   const PaDecodePlan plan = plan_for(variant(64), problem(2, 2048, 64, 2, 4), 132);
   EXPECT_EQ(plan.row_chunks, 8);
 }
+
+TEST(PaDecodePlan, PerWarpPipelinesWinOverDeeperBlockSteps) {
+  // both eligible: the per-warp variant is chosen although the block-step one is deeper, and the
+  // split plan counts its block step (one 16-token group per warp)
+  PaDecodeVariant block_step = variant(64);
+  block_step.stages = 4;  // 256 tokens deep
+  PaDecodeVariant per_warp = variant(64);
+  per_warp.name = "plan_test_per_warp";
+  per_warp.stages = 3;  // 192 tokens deep
+  per_warp.per_warp = true;
+  const PaDecodeVariant both[] = {block_step, per_warp};
+  PaDecodePlan plan;
+  std::string why;
+  const PaDecodeVariant* chosen = fly::dispatch::select_pa_decode_variant(both, problem(8, 8192), Target::sm90a, 132, &plan, &why);
+  ASSERT_NE(chosen, nullptr) << why;
+  EXPECT_STREQ(chosen->name, "plan_test_per_warp");
+  EXPECT_EQ(plan.split_tokens % 64, 0);
+}

@@ -1,6 +1,6 @@
 // sm_90 tensor memory access (TMA) and what it synchronises through: one thread copies a 2D box of
 // a global tensor into shared memory (cp.async.bulk.tensor), described by a CUtensorMap built on
-// the host (src/kernels/tma_desc_cuda.hpp) and passed as a __grid_constant__ kernel parameter. The
+// the host (src/dispatch/gemm/tma_desc_cuda.hpp) and passed as a __grid_constant__ kernel parameter. The
 // box lands in the tensor map's layout (the 128-byte swizzle for the GEMM tiles) and an mbarrier in
 // shared memory counts its bytes as they arrive (complete_tx). With .multicast::cluster the box
 // lands at the same offset in the shared memory of every CTA of the cluster that `cta_mask` names,

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "gemm_registry.hpp"  // dtype_bytes
+#include "dtype.hpp"
 #include "pa_decode_problem.hpp"
 
 extern "C" const char* fly_kv_layout_string(fly_kv_layout_t layout) {

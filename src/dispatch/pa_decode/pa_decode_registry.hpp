@@ -11,7 +11,7 @@
 #include <string>
 
 #include "fly/fly.h"
-#include "gemm_registry.hpp"  // Target
+#include "target.hpp"
 #include "pa_decode_problem.hpp"
 
 namespace fly::dispatch {

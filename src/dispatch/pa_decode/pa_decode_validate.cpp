@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "dtype.hpp"
 #include "status_internal.hpp"
 
 namespace fly::dispatch {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "fly/fly.h"
-#include "gemm_registry.hpp"  // Target
+#include "target.hpp"
 #include "pa_decode_problem.hpp"
 
 namespace fly::dispatch {

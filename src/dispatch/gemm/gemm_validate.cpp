@@ -1,5 +1,5 @@
 // Validation of fly_gemm_args (see validate.hpp) and fly_dtype_string.
-#include "validate.hpp"
+#include "gemm_validate.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -9,7 +9,7 @@
 #include "handle.hpp"
 #include "host_gemm.hpp"
 #include "status_internal.hpp"
-#include "validate.hpp"
+#include "gemm_validate.hpp"
 
 namespace {
 

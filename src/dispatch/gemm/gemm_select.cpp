@@ -11,26 +11,6 @@
 
 namespace fly::dispatch {
 
-const char* target_name(Target target) noexcept {
-  switch (target) {
-    case Target::host: return "host";
-    case Target::sm90a: return "sm90a";
-    case Target::gfx942: return "gfx942";
-  }
-  return "unknown";
-}
-
-int64_t dtype_bytes(fly_dtype_t dtype) noexcept {
-  switch (dtype) {
-    case FLY_DTYPE_F32: return 4;
-    case FLY_DTYPE_F16:
-    case FLY_DTYPE_BF16: return 2;
-    case FLY_DTYPE_E4M3FN:
-    case FLY_DTYPE_E4M3FNUZ: return 1;
-  }
-  return 0;
-}
-
 int gemm_alignment_elems(const GemmProblem& p) noexcept {
   auto const esize = static_cast<uint64_t>(dtype_bytes(p.a));
   auto const a_addr = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p.A));

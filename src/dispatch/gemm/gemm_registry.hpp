@@ -8,6 +8,8 @@
 #pragma once
 
 #include "fly/fly.h"
+#include "dtype.hpp"
+#include "target.hpp"
 
 #include <cstdint>
 #include <span>
@@ -15,12 +17,6 @@
 
 namespace fly::dispatch {
 
-// What a variant's code runs on. host: the CPU (no GEMM variants today: the host backend uses the
-// reference in host_gemm.cpp); sm90a: NVIDIA compute capability 9.0; gfx942: AMD MI300.
-enum class Target { host, sm90a, gfx942 };
-
-// "host", "sm90a", "gfx942".
-const char* target_name(Target target) noexcept;
 
 // One validated GEMM call (see fly_gemm_args in fly.h): D = alpha * scale_a * scale_b * A B^T + beta C.
 // Guarantees when a launch function sees it: m, n, k >= 1; lda, ldb >= k; ldd >= n; a == b's dtype;
@@ -80,7 +76,5 @@ const GemmVariant* select_gemm_variant(const GemmProblem& problem, Target target
 // aligned to p * sizeof(a) bytes: a variant with align_elems <= p (a power of two) can run.
 int gemm_alignment_elems(const GemmProblem& problem) noexcept;
 
-// Size in bytes of one element (1 for the fp8 types; 0 for a value outside fly_dtype_t).
-int64_t dtype_bytes(fly_dtype_t dtype) noexcept;
 
 }  // namespace fly::dispatch
