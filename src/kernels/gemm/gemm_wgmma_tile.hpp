@@ -89,13 +89,11 @@ FLY_UNROLL
     static_assert(Steps % chunk == 0, "WgmmaTile: a tile's k-steps are whole promotion chunks");
 FLY_UNROLL
     for (int c = 0; c < chunks<Steps>; ++c) {
-      // EXPERIMENT: drain each chunk (wait<0>) before adding it, instead of overlapping the add with
-      // the next chunk: reading a partial while another chunk's wgmmas run makes ptxas serialise
-      // every wgmma (C7514/C7515)
       float(&cur)[acc_size] = acc.part[(Phase + c) % 2];
+      float(&prev)[acc_size] = acc.part[(Phase + c + 1) % 2];
       issue<BRows, chunk, Stride, 0>(addr_b, addr_a, first + c * chunk * Stride, cur);
-      wait<0>(cur);
-      add(acc.total, cur);
+      wait<1>(prev);  // the previous chunk is done; this one runs on
+      add(acc.total, prev);
       if (c == 0) after_first_wait();
     }
   }
@@ -103,7 +101,6 @@ FLY_UNROLL
   // After the last of k_tiles tiles (phases 0, next_phase, ...): its last chunk waited for and added.
   template <int Steps>
   FLY_HD static void finish(Accumulator& acc, int k_tiles) {
-    if (true) return;  // EXPERIMENT: every chunk was added in issue_promoted
     const int last_phase = chunks<Steps> % 2 == 0 ? 0 : (k_tiles - 1) % 2;
     if ((last_phase + chunks<Steps> - 1) % 2 == 0) {
       wait<0>(acc.part[0]);
