@@ -12,7 +12,8 @@
 # FLY_REQUIRE_GPU=1 (exported) makes fly_bench (and any test that honours it) fail when no GPU is
 # seen, instead of leaving the GPU rows out. After fly_bench, bench/pa_decode_sdpa.py times the
 # paged-decode peer (PyTorch SDPA, cuDNN) on the same shapes: sdpa.txt.
-# TESTS (a ctest regex) narrows the tests for a development run. PA_COMPARE="<variant> ..." adds, after
+# TESTS (a ctest regex, or "skip") narrows the tests for a development run. NCU="<fly_bench filter> ..."
+# profiles the first call's paged-decode kernels of each filter's rows with Nsight Compute (ncu.txt). PA_COMPARE="<variant> ..." adds, after
 # fly_bench, one pass of its paged-decode rows per named variant (FLY_PA_DECODE_VARIANT, rows of
 # that variant's kv type): compare.txt. PA_LAYOUTS="vllm hnd" adds a pass of the paged-decode rows per
 # cache layout (FLY_BENCH_PA_LAYOUT) to the same file.
@@ -64,15 +65,26 @@ if ((status == 0)); then
   cmake --build --preset cuda -j "$jobs" >"$logs/build.log" 2>&1 || status=2
 fi
 if ((status == 0)); then
-  ctest --preset cuda -j 8 --output-on-failure -R "${TESTS:-.}" >"$logs/ctest.log" 2>&1 || status=3
+  if [[ ${TESTS:-.} != skip ]]; then
+    ctest --preset cuda -j 8 --output-on-failure -R "${TESTS:-.}" >"$logs/ctest.log" 2>&1 || status=3
+  fi
   if [[ $tune != 1 ]]; then  # a tuning run benches once, with the new table (fits one 10-minute call)
     build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=${BENCH_FILTER:-.}" --benchmark_out="$out/bench.json" \
       --benchmark_out_format=json >"$out/bench.txt" 2>&1 || status=4
-    python3 bench/pa_decode_sdpa.py >"$out/sdpa.txt" 2>&1  # never fails the check: it prints what it skipped
+    if [[ ${SDPA:-1} == 1 ]]; then  # SDPA=0 leaves the peer out of a development run
+      python3 bench/pa_decode_sdpa.py >"$out/sdpa.txt" 2>&1  # never fails the check: it prints what it skipped
+    fi
     for v in ${PA_COMPARE:-}; do
       kv=bf16; [[ $v == *_fp8_* ]] && kv=e4m3fn; [[ $v == *_f16_* ]] && continue
       FLY_PA_DECODE_VARIANT=$v build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/$kv/" \
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$v |" | cut -c1-300 >>"$out/compare.txt"
+    done
+    ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    for row in ${NCU:-}; do  # the first call's kernels of each row (NCU_COUNT of them)
+      echo "== ncu $row" >>"$out/ncu.txt"
+      timeout 120 "$ncu" -k regex:pa_decode_sm90a --launch-count "${NCU_COUNT:-2}" --section SpeedOfLight \
+        --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section LaunchStats \
+        build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$out/ncu.txt" 2>&1
     done
     for layout in ${PA_LAYOUTS:-}; do
       FLY_BENCH_PA_LAYOUT=$layout build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \

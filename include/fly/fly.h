@@ -208,7 +208,8 @@ fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, ch
  *  - The call reads no device memory on the host, never allocates and never synchronises: it can
  *    be captured in a CUDA graph and replayed with changed seq_lens, block tables, scales and data
  *    (within max_seq_len). workspace: fly_pa_decode_workspace_size bytes of device memory, which
- *    depend only on num_seqs, q_len, num_q_heads, head_dim and max_seq_len. */
+ *    depend only on num_seqs, q_len, num_q_heads, head_dim and max_seq_len, aligned to 16 bytes
+ *    (as cudaMalloc returns it). */
 typedef enum fly_kv_layout_t {
   FLY_KV_LAYOUT_VLLM = 0, /* vLLM's paged cache: K split in x = 16-byte groups, V dim-major */
   FLY_KV_LAYOUT_NHD = 1,  /* [block_size, num_kv_heads, head_dim] per block */

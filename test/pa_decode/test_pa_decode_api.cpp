@@ -333,8 +333,10 @@ TEST_F(PaDecodeApi, StreamAndWorkspace) {
   EXPECT_TRUE(contains(fly_last_error(), "stream")) << fly_last_error();
   EXPECT_EQ(fly_pa_decode(handle_, &args_, nullptr, 16, nullptr), FLY_STATUS_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(fly_last_error(), "workspace")) << fly_last_error();
-  std::vector<char> ws(64);
-  EXPECT_EQ(fly_pa_decode(handle_, &args_, ws.data(), ws.size(), nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+  alignas(16) char ws[64];
+  EXPECT_EQ(fly_pa_decode(handle_, &args_, ws + 4, sizeof ws - 4, nullptr), FLY_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(fly_last_error(), "workspace is not aligned to 16 bytes")) << fly_last_error();
+  EXPECT_EQ(fly_pa_decode(handle_, &args_, ws, sizeof ws, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
   size_t bytes = 99;
   EXPECT_EQ(fly_pa_decode_workspace_size(handle_, &args_, &bytes), FLY_STATUS_SUCCESS);
   EXPECT_EQ(bytes, 0u);

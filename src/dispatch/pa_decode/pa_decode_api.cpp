@@ -1,5 +1,6 @@
 // The paged-decode entry points of the C API: validation, dispatch (host reference or a registry
 // variant with its split plan), workspace, introspection and FLY_LOG_DISPATCH.
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -101,6 +102,10 @@ extern "C" fly_status_t fly_pa_decode(fly_handle_t handle, const fly_pa_decode_a
     if (workspace == nullptr && workspace_bytes != 0) {
       return fail(FLY_STATUS_INVALID_ARGUMENT, std::string(fn) + ": workspace is null but workspace_bytes (" +
                                                    std::to_string(workspace_bytes) + ") is not 0");
+    }
+    // the reduction reads the partials as float4
+    if (reinterpret_cast<uintptr_t>(workspace) % 16 != 0) {
+      return fail(FLY_STATUS_INVALID_ARGUMENT, std::string(fn) + ": workspace is not aligned to 16 bytes");
     }
     size_t const required = workspace_for(*handle, p);
     if (workspace_bytes < required) {

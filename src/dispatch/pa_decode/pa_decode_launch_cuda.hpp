@@ -97,11 +97,11 @@ int pa_decode_blocks_per_sm(void (*kernel)(kernels::PaDecodeParams)) {
 
 // The reduce as a programmatic dependent launch: it is scheduled while the decode's last blocks
 // finish and waits for them in the kernel (griddepcontrol.wait), hiding its launch latency.
-inline cudaError_t launch_reduce(void (*reduce)(kernels::PaDecodeParams, bool), const kernels::PaDecodeParams& params,
-                                 bool out_bf16, int64_t rows, cudaStream_t s) {
+inline cudaError_t launch_reduce(void (*reduce)(kernels::PaDecodeParams, bool), int threads,
+                                 const kernels::PaDecodeParams& params, bool out_bf16, int64_t rows, cudaStream_t s) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned(rows));
-  config.blockDim = dim3(64);
+  config.blockDim = dim3(unsigned(threads));
   config.stream = s;
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -111,7 +111,8 @@ inline cudaError_t launch_reduce(void (*reduce)(kernels::PaDecodeParams, bool), 
   return cudaLaunchKernelEx(&config, reduce, params, out_bf16);
 }
 
-template <class Tile>
+// ReduceThreads: the block size the reduce kernel is compiled for.
+template <class Tile, int ReduceThreads>
 fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void (*reduce)(kernels::PaDecodeParams, bool),
                                    const PaDecodeProblem& p, const PaDecodePlan& plan, void* stream) {
   static std::atomic<uint64_t> smem_done{0};
@@ -134,7 +135,7 @@ fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void
   auto s = static_cast<cudaStream_t>(stream);
   kernel<<<unsigned(blocks), Tile::threads, Tile::smem_bytes, s>>>(params);
   cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess && plan.splits > 1) e = launch_reduce(reduce, params, p.q_type == FLY_DTYPE_BF16, rows, s);
+  if (e == cudaSuccess && plan.splits > 1) e = launch_reduce(reduce, ReduceThreads, params, p.q_type == FLY_DTYPE_BF16, rows, s);
   if (e != cudaSuccess)
     return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string(fn) + ": kernel launch failed: " + cudaGetErrorString(e));
   return FLY_STATUS_SUCCESS;

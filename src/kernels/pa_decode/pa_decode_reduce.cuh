@@ -1,17 +1,26 @@
 // The split-K reduction: one block per query row merges the splits' partial outputs (unnormalised,
 // each relative to its own running max) with the sink, normalises, and writes out and lse.
+//
+// Its cost is latency, not bytes (a row's partials are splits x head_dim floats, most still in L2),
+// so every load of a row is issued at once: thread (g, v) of the block sums the float4 v of the
+// splits g, g + G, ... (G = threads / (head_dim / 4) groups), and the groups' sums meet in shared
+// memory. A loop over the splits per thread would wait for one load latency per split.
 #pragma once
 
 #include <cstdint>
 
-#include "pa_decode_block.cuh"  // load/store helpers
+#include "pa_decode_block.cuh"  // store_out_elem
 #include "pa_decode_params.hpp"
 
 namespace fly::kernels::pa {
 
 template <int HeadDim>
 struct Reduce {
-  static constexpr int threads = 64;
+  static constexpr int threads = 256;
+  static constexpr int max_splits = 64;             // pa_decode_max_splits
+  static constexpr int vecs = HeadDim / 4;          // float4 per row
+  static constexpr int groups = threads / vecs;     // splits summed side by side
+  static_assert(HeadDim % 4 == 0 && threads % vecs == 0 && groups >= 1, "a row's float4 fill whole passes of the block");
 
   // block = query row (seq, token, q head) in pa_query_row order
   __device__ static void run(const PaDecodeParams& p, bool out_bf16, int64_t block, int tid) {
@@ -21,41 +30,63 @@ struct Reduce {
     const int64_t rows = int64_t(p.num_seqs) * p.q_len * q_heads;
     const int64_t h = block % q_heads, i = (block / q_heads) % p.q_len, seq = block / (q_heads * p.q_len);
     constexpr float log2e = 1.4426950408889634f;
-    __shared__ float weight[64];  // split s's factor exp2(m_s - max); splits <= 64 (pa_decode_max_splits)
-    __shared__ float part[2][threads / 32];
-    // one split per thread: the max over the splits (and the sink), then the weights and their sum
-    const float ms = tid < p.splits ? p.partial_ml[(tid * rows + block) * 2] : -INFINITY;
-    const float ls = tid < p.splits ? p.partial_ml[(tid * rows + block) * 2 + 1] : 0.f;
-    float m = ms;
-    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
-    if ((tid & 31) == 0) part[0][tid >> 5] = m;
+    __shared__ float weight[max_splits];  // split s's factor exp2(m_s - max), 0 for a split that saw nothing
+    __shared__ float stat[2][max_splits];
+    __shared__ float4 sum[groups][vecs];
+    const int splits = min(p.splits, max_splits);
+    if (tid < splits) {
+      stat[0][tid] = p.partial_ml[(tid * rows + block) * 2];
+      stat[1][tid] = p.partial_ml[(tid * rows + block) * 2 + 1];
+    }
+    // every split's float4 of this thread, issued before any is used
+    const int g = tid / vecs, v = tid % vecs;
+    constexpr int per_thread = (max_splits + groups - 1) / groups;
+    float4 part[per_thread];
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int s = g + j * groups;
+      part[j] = s < splits ? reinterpret_cast<const float4*>(p.partial_o + (s * rows + block) * HeadDim)[v]
+                           : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
     __syncthreads();
-    m = -INFINITY;
-    for (int w = 0; w < threads / 32; ++w) m = fmaxf(m, part[0][w]);
+    // the max over the splits (and the sink), then the weights and their sum
+    float m = -INFINITY;
+    for (int s = 0; s < splits; ++s) m = fmaxf(m, stat[0][s]);
     const float sink = p.sinks != nullptr ? __ldg(p.sinks + h) * log2e : -INFINITY;
     if (m != -INFINITY) m = fmaxf(m, sink);  // no visible token: out 0, lse -inf, sink or not
-    const float w_s = ms == -INFINITY ? 0.f : exp2f(ms - m);
-    if (tid < 64) weight[tid] = w_s;
-    float l = w_s == 0.f ? 0.f : w_s * ls;
-    for (int o = 16; o > 0; o >>= 1) l += __shfl_xor_sync(0xffffffffu, l, o);
-    if ((tid & 31) == 0) part[1][tid >> 5] = l;
-    __syncthreads();
-    l = 0.f;
-    for (int w = 0; w < threads / 32; ++w) l += part[1][w];
+    float l = 0.f;
+    for (int s = 0; s < splits; ++s) {
+      const float w = stat[0][s] == -INFINITY ? 0.f : exp2f(stat[0][s] - m);
+      if (tid == 0) weight[s] = w;
+      l += w * stat[1][s];
+    }
     if (m != -INFINITY && sink != -INFINITY) l += exp2f(sink - m);
-    const float lse = m == -INFINITY ? -INFINITY : (m + log2f(l)) * 0.6931471805599453f;
+    __syncthreads();
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int s = g + j * groups;
+      const float w = s < splits ? weight[s] : 0.f;
+      if (w != 0.f) {  // a split that saw nothing wrote zeros; skipping it also skips 0 * inf
+        acc.x += w * part[j].x;
+        acc.y += w * part[j].y;
+        acc.z += w * part[j].z;
+        acc.w += w * part[j].w;
+      }
+    }
+    sum[g][v] = acc;
+    __syncthreads();
     const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
     for (int d = tid; d < HeadDim; d += threads) {
       float o = 0.f;
       if (m != -INFINITY) {
-#pragma unroll 8
-        for (int s = 0; s < p.splits; ++s)
-          if (weight[s] != 0.f) o += weight[s] * p.partial_o[(s * rows + block) * HeadDim + d];
+#pragma unroll
+        for (int k = 0; k < groups; ++k) o += reinterpret_cast<const float*>(&sum[k][d / 4])[d % 4];
         o = o / l * v_scale;
       }
       store_out_elem(p.out, seq * p.out_seq + i * p.out_token + h * p.out_head + d, o, out_bf16);
     }
-    if (p.lse != nullptr && tid == 0) p.lse[block] = lse;
+    if (p.lse != nullptr && tid == 0) p.lse[block] = m == -INFINITY ? -INFINITY : (m + log2f(l)) * 0.6931471805599453f;
   }
 };
 

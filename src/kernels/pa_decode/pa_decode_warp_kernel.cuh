@@ -96,16 +96,18 @@ struct WarpKernel {
       }
     };
 
-    // ---- prologue: the first Stages - 1 groups in flight (their lookups issued together), then Q
-    const unsigned char* entry[S];
+    // ---- prologue: the first Stages - 1 groups in flight (their lookups issued together), then Q.
+    // The table is read two groups ahead of the copies it addresses: a lookup has two iterations
+    // of compute to land, not one.
+    const unsigned char* entry[S + 1];
 #pragma unroll
-    for (int st = 0; st < S; ++st) entry[st] = lookup(st);
+    for (int st = 0; st <= S; ++st) entry[st] = lookup(st);
 #pragma unroll
     for (int st = 0; st < S - 1; ++st) {
       if (st < n) issue(st, entry[st]);
       fly::cp_async_fence();
     }
-    const unsigned char* pending = entry[S - 1];  // issued in iteration 0
+    const unsigned char* pending[2] = {entry[S - 1], entry[S]};  // issued in iterations 0 and 1
     stage_q<T>(p, qs, rows, w.seq, w.kv_head, tid);
     __syncthreads();
 
@@ -123,9 +125,10 @@ struct WarpKernel {
         fly::cp_async_wait<S - 2>();
         __syncwarp();  // every lane's copies of group i landed; every lane finished group i - 1
         const int next = i + S - 1;
-        if (next < n) issue(next, pending);
+        if (next < n) issue(next, pending[0]);
         fly::cp_async_fence();
-        if (next + 1 < n) pending = lookup(next + 1);
+        pending[0] = pending[1];
+        if (next + 2 < n) pending[1] = lookup(next + 2);
         const uint32_t stage = ring + (i % S) * T::stage_bytes;
         float s[WarpState<Step>::nj][4];
         ws.template qk<kFnuz>(s, qs, stage, 0, lane);

@@ -113,17 +113,17 @@ void write_tu(const std::string& path, const Cell& c) {
     f << "using Tile = fly::kernels::pa::Tile<" << c.head_dim << ", " << kind << ", " << vdim << ", " << c.tokens << ", "
       << c.warps << ", " << c.stages << ">;\nusing Body = fly::kernels::pa::Kernel<Tile>;\n";
   }
-  f << "}  // namespace\n\n"
+  f << "using Reduce = fly::kernels::pa::Reduce<" << c.head_dim << ">;\n}  // namespace\n\n"
     << "extern \"C\" __global__ void __launch_bounds__(Tile::threads, Tile::min_blocks) " << n
     << "(const __grid_constant__ fly::kernels::PaDecodeParams p) {\n"
     << "  extern __shared__ __align__(128) unsigned char smem[];\n"
     << "  Body::run(p, smem, int(blockIdx.x), int(threadIdx.x));\n}\n\n"
-    << "extern \"C\" __global__ void __launch_bounds__(64) " << n
+    << "extern \"C\" __global__ void __launch_bounds__(Reduce::threads) " << n
     << "_reduce(const __grid_constant__ fly::kernels::PaDecodeParams p, bool out_bf16) {\n"
-    << "  fly::kernels::pa::Reduce<" << c.head_dim << ">::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n}\n\n"
+    << "  Reduce::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n}\n\n"
     << "fly_status_t " << n
     << "_launch(const fly::dispatch::PaDecodeProblem& problem, const fly::dispatch::PaDecodePlan& plan, void* stream) {\n"
-    << "  return fly::dispatch::launch_pa_decode_cuda<Tile>(" << n << ", " << n << "_reduce, problem, plan, stream);\n}\n\n"
+    << "  return fly::dispatch::launch_pa_decode_cuda<Tile, Reduce::threads>(" << n << ", " << n << "_reduce, problem, plan, stream);\n}\n\n"
     << "int " << n << "_blocks_per_sm() {\n  return fly::dispatch::pa_decode_blocks_per_sm<Tile>(" << n << ");\n}\n";
 }
 
