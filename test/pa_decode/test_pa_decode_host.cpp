@@ -341,3 +341,80 @@ TEST(PaDecodeLayout, BlockStridesMatchFlyH) {
 }
 
 }  // namespace
+
+// NaN in the cache or in q, as IEEE arithmetic gives it: a NaN that a query row sees makes that
+// row's output and lse NaN and touches no other row; a NaN in a slot no row may see (past the
+// sequence's end) changes nothing, bit for bit. Every block has its own id, so a NaN reaches one
+// sequence only.
+TEST(PaDecodeHostNan, NanReachesTheRowsThatSeeItAndNoOther) {
+  fly_handle_t h = nullptr;
+  ASSERT_EQ(fly_create_host(&h), FLY_STATUS_SUCCESS);
+  for (fly_kv_layout_t layout : kLayouts)
+    for (fly_dtype_t kv : {FLY_DTYPE_BF16, FLY_DTYPE_F16}) {
+      PaDecodeConfig c;
+      c.layout = layout;
+      c.q_type = c.kv_type = kv;
+      c.seq_lens = {40, 33};
+      c.num_seqs = 2;
+      c.num_q_heads = 4;
+      c.num_kv_heads = 2;
+      c.num_blocks = 6;
+      PaDecodeCase k = fly_test::make_pa_decode_case(c);
+      for (int64_t s = 0; s < 2; ++s)
+        for (int64_t j = 0; j < k.max_blocks_per_seq; ++j)
+          k.block_tables[size_t(s * k.block_table_stride + j)] = int32_t(s * k.max_blocks_per_seq + j);
+      ASSERT_LE(2 * k.max_blocks_per_seq, k.num_blocks);
+      auto run = [&](PaDecodeCase& x) {
+        fly_pa_decode_args const a = fly_test::pa_decode_args(x, fly_test::host_buffers(x));
+        EXPECT_EQ(fly_pa_decode(h, &a, nullptr, 0, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+      };
+      // the cache element (sequence 0, kv head 0, token t, dim 3) of K or V
+      auto cache_elem = [&](PaDecodeCase& x, bool is_v, int64_t t) -> uint8_t* {
+        const int64_t b = x.block_tables[size_t(t / c.block_size)], in = fly_test::pa_in_block(x, is_v, 0, t % c.block_size, 3);
+        if (!is_v) return &x.k_bytes[size_t((b * x.k_block_stride + in) * 2)];
+        return &x.v_bytes[size_t(x.v_offset + (b * x.v_block_stride + in) * 2)];
+      };
+      const uint16_t nan16 = 0x7FFF;
+      run(k);
+      const std::vector<uint16_t> clean = k.out;
+      const std::vector<float> clean_lse = k.lse;
+      // q row (seq 0, token 0, head 0) and a visible K element of sequence 0, kv head 0 (heads 0, 1)
+      for (int what = 0; what < 3; ++what) {
+        PaDecodeCase x = k;
+        if (what == 0) std::memcpy(&x.q[size_t(fly_test::pa_row_offset(x.q_stride, 0, 0, 0) + 5)], &nan16, 2);
+        if (what == 1) std::memcpy(cache_elem(x, false, 7), &nan16, 2);
+        if (what == 2) std::memcpy(cache_elem(x, true, 7), &nan16, 2);
+        run(x);
+        SCOPED_TRACE(fly_test::describe(c) + (what == 0 ? " NaN in q" : what == 1 ? " NaN in K" : " NaN in V"));
+        for (int64_t s = 0; s < 2; ++s)
+          for (int64_t hq = 0; hq < 4; ++hq) {
+            // q NaN: row (0, 0, 0) only; K NaN: every dim of heads 0, 1 of sequence 0; V NaN: dim 3 of them
+            const bool hit = s == 0 && (what == 0 ? hq == 0 : hq < 2);
+            for (int64_t d = 0; d < c.head_dim; ++d) {
+              const size_t at = size_t(fly_test::pa_row_offset(x.out_stride, s, 0, hq) + d);
+              const bool want_nan = hit && (what != 2 || d == 3);
+              const float got = float(fly_test::pa_decode_value(kv, reinterpret_cast<const uint8_t*>(&x.out[at])));
+              if (want_nan) {
+                EXPECT_TRUE(std::isnan(got)) << "out[" << s << "][" << hq << "][" << d << "]";
+              } else {
+                EXPECT_EQ(x.out[at], clean[at]) << "out[" << s << "][" << hq << "][" << d << "]";
+              }
+            }
+            const size_t row = size_t(s * 4 + hq);
+            if (hit && what != 2) {
+              EXPECT_TRUE(std::isnan(x.lse[row])) << "lse row " << row;
+            } else {
+              EXPECT_EQ(x.lse[row], clean_lse[row]) << "lse row " << row;
+            }
+          }
+      }
+      // NaN in K and V past sequence 0's end (token 45 of 40, inside its last block): nothing changes
+      PaDecodeCase x = k;
+      std::memcpy(cache_elem(x, false, 45), &nan16, 2);
+      std::memcpy(cache_elem(x, true, 45), &nan16, 2);
+      run(x);
+      EXPECT_TRUE(x.out == clean) << fly_test::describe(c);
+      EXPECT_TRUE(std::memcmp(x.lse.data(), clean_lse.data(), x.lse.size() * 4) == 0) << fly_test::describe(c);
+    }
+  fly_destroy(h);
+}
