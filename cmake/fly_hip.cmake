@@ -13,18 +13,21 @@ find_program(FLY_HIP_CLANG NAMES clang++-19)
 find_program(FLY_LLVM_DIS NAMES llvm-dis-19)
 find_program(FLY_LLVM_AS NAMES llvm-as-19)
 find_path(FLY_HIP_INCLUDE_DIR hip/hip_runtime.h PATHS /usr/include /opt/rocm/include)
+find_library(FLY_HIP_RUNTIME NAMES amdhip64 PATHS /opt/rocm/lib)
 find_path(FLY_ROCPRIM_INCLUDE_DIR rocprim/rocprim.hpp PATHS /usr/include /opt/rocm/include)
 find_path(FLY_ROCM_BITCODE_DIR oclc_isa_version_940.bc
   PATHS /usr/lib/x86_64-linux-gnu/amdgcn/bitcode /usr/lib/amdgcn/bitcode /opt/rocm/amdgcn/bitcode)
 
 string(TOUPPER "${FLY_ENABLE_HIP}" _fly_hip)
 if(_fly_hip STREQUAL "ON" OR _fly_hip STREQUAL "AUTO")
-  if(FLY_HIP_CLANG AND FLY_LLVM_DIS AND FLY_LLVM_AS AND FLY_HIP_INCLUDE_DIR AND FLY_ROCPRIM_INCLUDE_DIR AND FLY_ROCM_BITCODE_DIR)
+  if(FLY_HIP_CLANG AND FLY_LLVM_DIS AND FLY_LLVM_AS AND FLY_HIP_INCLUDE_DIR AND FLY_ROCPRIM_INCLUDE_DIR AND FLY_ROCM_BITCODE_DIR
+     AND FLY_HIP_RUNTIME)
     set(FLY_HIP_ENABLED ON)
   elseif(_fly_hip STREQUAL "ON")
     message(FATAL_ERROR "FLY_ENABLE_HIP=ON but the gfx942 toolchain is incomplete "
       "(clang++-19='${FLY_HIP_CLANG}', llvm-dis-19='${FLY_LLVM_DIS}', llvm-as-19='${FLY_LLVM_AS}', "
-      "hip headers='${FLY_HIP_INCLUDE_DIR}', rocprim='${FLY_ROCPRIM_INCLUDE_DIR}', bitcode='${FLY_ROCM_BITCODE_DIR}'). "
+      "hip headers='${FLY_HIP_INCLUDE_DIR}', rocprim='${FLY_ROCPRIM_INCLUDE_DIR}', bitcode='${FLY_ROCM_BITCODE_DIR}', "
+      "libamdhip64='${FLY_HIP_RUNTIME}'). "
       "Run tools/install-rocm-toolchain.sh.")
   endif()
 endif()

@@ -1,5 +1,5 @@
-// The only door to a GPU runtime: platform_cuda.cpp (CUDA builds) or platform_none.cpp (every
-// other build) defines these. Keep runtime calls out of every other file, so that a build without
+// The only door to a GPU runtime: platform_cuda.cpp (CUDA builds), platform_hip.cpp (HIP builds)
+// or platform_none.cpp (host-only builds) defines these. Keep runtime calls out of every other file, so that a build without
 // the runtime library still links.
 #pragma once
 
@@ -20,7 +20,7 @@ struct DeviceInfo {
   dispatch::Target target = dispatch::Target::host;  // ... of this target family
 };
 
-// The GPU backend this build has a runtime for (FLY_BACKEND_CUDA), or 0.
+// The GPU backend this build has a runtime for (FLY_BACKEND_CUDA or FLY_BACKEND_HIP), or 0.
 unsigned runtime_backend() noexcept;
 
 // The current device of the runtime. *found = false (and success) when the build has no runtime,

@@ -1,9 +1,15 @@
-// An engine linking libfly from C: version check and a 2x2x3 fp32 GEMM on the host backend.
+// An engine linking libfly from C: version check, fly_create's automatic choice (which asks the GPU
+// runtime a GPU build links: CUDA or HIP), and a 2x2x3 fp32 GEMM on the host backend.
 #include <fly/fly.h>
 #include <stdio.h>
 int main(void) {
   if (fly_version() != FLY_VERSION) return 1;
   fly_handle_t h;
+  if (fly_create(&h) != FLY_STATUS_SUCCESS) return 4;
+  unsigned backend = 0;
+  fly_handle_backend(h, &backend);
+  printf("compiled backends %u, fly_create chose %u\n", fly_compiled_backends(), backend);
+  fly_destroy(h);
   if (fly_create_host(&h) != FLY_STATUS_SUCCESS) return 2;
   float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 1, 0, 1, 0}, d[4] = {0};
   fly_gemm_args args = FLY_GEMM_ARGS_INIT;

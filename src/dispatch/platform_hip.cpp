@@ -1,0 +1,53 @@
+// The HIP runtime calls of the dispatcher (HIP builds without CUDA; links libamdhip64). Which AMD
+// device is current, its name, architecture and compute units; fly_create's FLY_BACKEND=hip.
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1  // the host compiler includes HIP's runtime API for AMD devices
+#endif
+#include <hip/hip_runtime_api.h>
+
+#include <string>
+
+#include "platform.hpp"
+#include "status_internal.hpp"
+
+namespace fly::platform {
+
+unsigned runtime_backend() noexcept { return FLY_BACKEND_HIP; }
+
+fly_status_t current_device(DeviceInfo* info, bool* found) {
+  *info = DeviceInfo{};
+  *found = false;
+  int count = 0;
+  hipError_t err = hipGetDeviceCount(&count);
+  // no device, no driver (/dev/kfd): the host backend, as for CUDA
+  if (err == hipErrorNoDevice || err == hipErrorInsufficientDriver || err == hipErrorNotInitialized ||
+      (err == hipSuccess && count == 0)) {
+    (void)hipGetLastError();
+    return FLY_STATUS_SUCCESS;
+  }
+  if (err != hipSuccess) {
+    return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_create: hipGetDeviceCount failed: ") + hipGetErrorString(err));
+  }
+  int device = 0;
+  err = hipGetDevice(&device);
+  if (err != hipSuccess) {
+    return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_create: hipGetDevice failed: ") + hipGetErrorString(err));
+  }
+  hipDeviceProp_t prop{};
+  err = hipGetDeviceProperties(&prop, device);
+  if (err != hipSuccess) {
+    return detail::fail(FLY_STATUS_DEVICE_ERROR,
+                        std::string("fly_create: hipGetDeviceProperties failed: ") + hipGetErrorString(err));
+  }
+  info->backend = FLY_BACKEND_HIP;
+  info->device = device;
+  info->name = prop.name;
+  info->arch = prop.gcnArchName;  // e.g. "gfx942:sramecc+:xnack-"
+  info->multiprocessors = prop.multiProcessorCount;
+  info->target = dispatch::Target::gfx942;
+  info->has_kernels = info->arch.rfind("gfx942", 0) == 0;  // gfx942 code objects run on gfx942 only
+  *found = true;
+  return FLY_STATUS_SUCCESS;
+}
+
+}  // namespace fly::platform
