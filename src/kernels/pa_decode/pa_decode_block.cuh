@@ -11,7 +11,9 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
+#include "fly/arch/copy_sm90.hpp"
 #include "pa_decode_fragments.cuh"
 #include "pa_decode_params.hpp"
 
@@ -105,6 +107,17 @@ __device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p
   }
 }
 
+// Runs loop(std::true_type) for an e4m3fnuz cache, loop(std::false_type) otherwise: fp8 main loops
+// are compiled once per format (e4m3fnuz widens differently, pa_decode_fragments.cuh).
+template <KvKind Kind, class Loop>
+__device__ __forceinline__ void for_fp8_format(const PaDecodeParams& p, Loop&& loop) {
+  if (Kind == KvKind::fp8 && p.fnuz) {
+    loop(std::true_type{});
+  } else {
+    loop(std::false_type{});
+  }
+}
+
 // Merges the warps' (max, sum, O) per row through `scratch`, then writes out + lse, or the split's
 // partials. Called by every thread of the block after the warps stopped reading shared memory.
 template <class Block, class Warp>
@@ -179,6 +192,18 @@ __device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, 
                    out_bf16);
     if (p.lse != nullptr && d == 0) p.lse[qrow] = lse;
   }
+}
+
+// After the main loop: every copy landed, the reduce (a programmatic dependent launch) may be
+// scheduled (it waits for this grid's completion before it reads the partials), the ring at
+// `scratch` is free for the epilogue.
+template <class Block, class Warp>
+__device__ __forceinline__ void finish(const PaDecodeParams& p, Warp& ws, const RowMap& rows, unsigned char* scratch,
+                                       const BlockWork& w, int tid) {
+  fly::cp_async_wait_all();
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  __syncthreads();
+  epilogue<Block>(p, ws, rows, scratch, w.seq, w.kv_head, w.split, tid);
 }
 
 }  // namespace fly::kernels::pa

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "fly/arch/copy_sm90.hpp"
 #include "pa_decode_block.cuh"
@@ -58,7 +57,6 @@ struct Kernel {
     const float scale = p.scale * k_scale;
 
     // ---- main loop: wait for stage it, refill the stage freed last iteration, compute stage it.
-    // fp8 caches: compiled once per format (e4m3fnuz widens differently, pa_decode_fragments.cuh).
     auto main_loop = [&](auto fnuz) {
       constexpr bool kFnuz = decltype(fnuz)::value;
       for (int it = 0; it < steps; ++it) {
@@ -86,17 +84,8 @@ struct Kernel {
         }
       }
     };
-    if (T::kind == KvKind::fp8 && p.fnuz) {
-      main_loop(std::true_type{});
-    } else {
-      main_loop(std::false_type{});
-    }
-    fly::cp_async_wait_all();
-    // the reduce (a programmatic dependent launch) may be scheduled now; it waits for this grid's
-    // completion before it reads the partials
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-    __syncthreads();  // the ring becomes the epilogue's scratch
-    epilogue<T>(p, ws, rows, smem + T::q_bytes, seq, kv_head, w.split, tid);
+    for_fp8_format<T::kind>(p, main_loop);
+    finish<T>(p, ws, rows, smem + T::q_bytes, w, tid);
   }
 };
 

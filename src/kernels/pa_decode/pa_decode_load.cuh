@@ -204,28 +204,37 @@ struct StageCopies {
   }
 };
 
-// Issues the step whose first token is `left` tokens before the block's end into the stage at
-// shared address `stage`; tab: its group table.
-template <class T>
-__device__ __forceinline__ void load_stage(const PaDecodeParams& p, const StageCopies<T>& m, const StageTable<T>* tab,
-                                           int32_t left, uint32_t stage) {
-  constexpr int groups = StageTable<T>::groups;
-  auto issue = [&](auto fast, auto k_token_fast) {
-    constexpr bool kFast = decltype(fast)::value;
-    load_token_major<T, kFast, decltype(k_token_fast)::value>(p.k, m.k, tab->ptr, left, stage);
+// Issues a step's K and V tiles (the groups' addresses in k_groups and v_groups, indexable by
+// group) whose first token is `left` tokens before the block's end into the stage at shared
+// address `stage`. fast: every group is valid and the step lies inside the context (no per-copy
+// checks).
+template <class T, class Groups>
+__device__ __forceinline__ void load_groups(const PaDecodeParams& p, const StageCopies<T>& m, const Groups& k_groups,
+                                            const Groups& v_groups, bool fast, int32_t left, uint32_t stage) {
+  auto issue = [&](auto fast_path, auto k_token_fast) {
+    constexpr bool kFast = decltype(fast_path)::value;
+    load_token_major<T, kFast, decltype(k_token_fast)::value>(p.k, m.k, k_groups, left, stage);
     if constexpr (T::v_dim_major) {
-      load_dim_major<T, kFast>(p.v, m.v, tab->ptr + groups, left, stage + T::tile_bytes);
+      load_dim_major<T, kFast>(p.v, m.v, v_groups, left, stage + T::tile_bytes);
     } else {
-      load_token_major<T, kFast, false>(p.v, m.v, tab->ptr + groups, left, stage + T::tile_bytes);
+      load_token_major<T, kFast, false>(p.v, m.v, v_groups, left, stage + T::tile_bytes);
     }
   };
-  const bool fast = tab->invalid == 0 && left >= T::tokens;
   // only K takes vLLM's token-fast layout (V is dim-major there)
   if (m.k.token_fast) {
     fast ? issue(std::true_type{}, std::true_type{}) : issue(std::false_type{}, std::true_type{});
   } else {
     fast ? issue(std::true_type{}, std::false_type{}) : issue(std::false_type{}, std::false_type{});
   }
+}
+
+// Issues the step whose first token is `left` tokens before the block's end into the stage at
+// shared address `stage`; tab: its group table.
+template <class T>
+__device__ __forceinline__ void load_stage(const PaDecodeParams& p, const StageCopies<T>& m, const StageTable<T>* tab,
+                                           int32_t left, uint32_t stage) {
+  const unsigned char* const* groups = tab->ptr;
+  load_groups<T>(p, m, groups, groups + StageTable<T>::groups, tab->invalid == 0 && left >= T::tokens, left, stage);
 }
 
 }  // namespace fly::kernels::pa

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "fly/arch/copy_sm90.hpp"
 #include "pa_decode_block.cuh"
@@ -79,21 +78,8 @@ struct WarpKernel {
       const OneGroup v{reinterpret_cast<const unsigned char*>(__shfl_sync(0xffffffffu, uintptr_t(entry), 1))};
       const int32_t left = w.hi - tok0(i);
       const uint32_t stage = ring + (i % S) * T::stage_bytes;
-      auto copy = [&](auto fast, auto k_token_fast) {
-        constexpr bool kFast = decltype(fast)::value;
-        load_token_major<Step, kFast, decltype(k_token_fast)::value>(p.k, copies.k, k, left, stage);
-        if constexpr (T::v_dim_major) {
-          load_dim_major<Step, kFast>(p.v, copies.v, v, left, stage + Step::tile_bytes);
-        } else {
-          load_token_major<Step, kFast, false>(p.v, copies.v, v, left, stage + Step::tile_bytes);
-        }
-      };
       const bool fast = k.ptr != nullptr && v.ptr != nullptr && left >= 16;
-      if (copies.k.token_fast) {  // only K takes vLLM's token-fast layout (V is dim-major there)
-        fast ? copy(std::true_type{}, std::true_type{}) : copy(std::false_type{}, std::true_type{});
-      } else {
-        fast ? copy(std::true_type{}, std::false_type{}) : copy(std::false_type{}, std::false_type{});
-      }
+      load_groups<Step>(p, copies, k, v, fast, left, stage);
     };
 
     // ---- prologue: the first Stages - 1 groups in flight (their lookups issued together), then Q.
@@ -136,17 +122,8 @@ struct WarpKernel {
         ws.template pv<kFnuz>(s, stage + Step::tile_bytes, 0, lane);
       }
     };
-    if (T::kind == KvKind::fp8 && p.fnuz) {
-      main_loop(std::true_type{});
-    } else {
-      main_loop(std::false_type{});
-    }
-    fly::cp_async_wait_all();
-    // the reduce (a programmatic dependent launch) may be scheduled now; it waits for this grid's
-    // completion before it reads the partials
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-    __syncthreads();  // the rings become the epilogue's scratch
-    epilogue<T>(p, ws, rows, smem + T::q_bytes, w.seq, w.kv_head, w.split, tid);
+    for_fp8_format<T::kind>(p, main_loop);
+    finish<T>(p, ws, rows, smem + T::q_bytes, w, tid);
   }
 };
 
