@@ -1,14 +1,8 @@
 # cmake -DGEN=<fly_gemm_generator> -DTABLE=<table> -DOUT=<dir> -P check_generator.cmake
 # The generator accepts the valid cells, rejects each invalid one with the reason, names every
 # variant uniquely, and writes a translation unit for every accepted cell.
-file(REMOVE_RECURSE ${OUT})
-file(MAKE_DIRECTORY ${OUT})
-execute_process(COMMAND ${GEN} --table ${TABLE} --out ${OUT} --registry sm90a
-                OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(rc)
-  message(FATAL_ERROR "generator failed (${rc}): ${err}")
-endif()
-message("${out}")
+include(${CMAKE_CURRENT_LIST_DIR}/generator_checks.cmake)
+fly_run_generator(out --registry sm90a)
 set(expect
   "reject gemm_sm90a_e4m3fn_bf16_48x16x128_w4x1_u32_s1: BM=48 is not a multiple of the MMA's M step 64"
   "reject gemm_sm90a_e4m3fn_bf16_64x16x80_w4x1_u32_s1: BK=80 is not a multiple of the MMA's K step 32"
@@ -47,9 +41,4 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_128x256x256_w1x16_tma_s4: 4 stages need 394304 bytes of shared memory"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w1x8_tma_s3: the promoted accumulators .3 x BM/2 = 192 floats per thread. and 32 more exceed the 168 registers 384 threads leave"
   "registry [^\n]* 7\n")
-foreach(e IN LISTS expect)
-  if(NOT out MATCHES "${e}")
-    message(FATAL_ERROR "generator output lacks: ${e}")
-  endif()
-endforeach()
-include(${CMAKE_CURRENT_LIST_DIR}/generator_output_checks.cmake)
+fly_check_generator_output("${out}" ${expect})

@@ -1,14 +1,8 @@
 # cmake -DGEN=<fly_pa_decode_generator> -DTABLE=<table> -DOUT=<dir> -P check_pa_decode_generator.cmake
 # The paged-decode generator accepts the valid cells of both kernels (block steps and per-warp
 # pipelines), rejects each invalid one with the reason, and writes one file per accepted cell.
-file(REMOVE_RECURSE ${OUT})
-file(MAKE_DIRECTORY ${OUT})
-execute_process(COMMAND ${GEN} --table ${TABLE} --out ${OUT} --targets sm90a,gfx942 --registry sm90a
-                OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(rc)
-  message(FATAL_ERROR "generator failed (${rc}): ${err}")
-endif()
-message("${out}")
+include(${CMAKE_CURRENT_LIST_DIR}/generator_checks.cmake)
+fly_run_generator(out --targets sm90a,gfx942 --registry sm90a)
 set(expect
   "file sm90a [^\n]*/pa_decode_sm90a_d128_bf16_vtok_t64w4s2.cu"
   "file sm90a [^\n]*/pa_decode_sm90a_d128_fp8_vdim_t16w4s4pw.cu"
@@ -22,9 +16,4 @@ set(expect
   "reject pa_decode_sm90a_d128_fp8_vtok_t16w4s1pw: a pipeline needs 2 stages at least"
   "reject pa_decode_gfx942_d128_bf16_vtok_t64w4s2: paged decode has sm90a kernels only"
   "registry [^\n]* 2\n")
-foreach(e IN LISTS expect)
-  if(NOT out MATCHES "${e}")
-    message(FATAL_ERROR "generator output lacks: ${e}")
-  endif()
-endforeach()
-include(${CMAKE_CURRENT_LIST_DIR}/generator_output_checks.cmake)
+fly_check_generator_output("${out}" ${expect})
