@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda_smem.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_registry.hpp"
 #include "status_internal.hpp"
@@ -45,23 +46,11 @@ constexpr int dynamic_smem_bytes() {
   }
 }
 
-// cudaFuncSetAttribute for kernels over 48 KB of shared memory, once per device (bit d of `done`).
+// A Block's kernel allowed its dynamic shared memory (cuda_smem.hpp), once per device.
 template <class Block, class Kernel>
 cudaError_t allow_dynamic_smem(Kernel kernel) {
-  constexpr int bytes = dynamic_smem_bytes<Block>();
-  if constexpr (bytes <= 48 * 1024) {
-    (void)kernel;
-    return cudaSuccess;
-  } else {
-    static std::atomic<uint64_t> done{0};
-    int device = 0;
-    if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-    const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
-    if (bit != 0 && (done.load(std::memory_order_acquire) & bit)) return cudaSuccess;
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_acq_rel);
-    return e;
-  }
+  static std::atomic<uint64_t> done{0};
+  return dispatch::allow_dynamic_smem(kernel, dynamic_smem_bytes<Block>(), done);
 }
 
 // A grid's y extent (column blocks, or clusters x their size) is at most 65535.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda_smem.hpp"
 #include "pa_decode_params.hpp"
 #include "pa_decode_registry.hpp"
 #include "status_internal.hpp"
@@ -65,19 +66,6 @@ inline kernels::PaDecodeParams pa_decode_params(const PaDecodeProblem& p, const 
   return k;
 }
 
-// cudaFuncSetAttribute for more than 48 KB of dynamic shared memory, once per device.
-template <class Kernel>
-cudaError_t allow_smem(Kernel kernel, int bytes, std::atomic<uint64_t>& done) {
-  if (bytes <= 48 * 1024) return cudaSuccess;
-  int device = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
-  if (bit != 0 && (done.load(std::memory_order_acquire) & bit)) return cudaSuccess;
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_acq_rel);
-  return e;
-}
-
 // Resident blocks per SM of a variant's kernel on the current device (at least 1), measured once
 // per process: the split plan fills SMs x this many slots (pa_decode_select.cpp).
 template <class Tile>
@@ -86,7 +74,7 @@ int pa_decode_blocks_per_sm(void (*kernel)(kernels::PaDecodeParams)) {
   if (int n = cached.load(std::memory_order_relaxed); n > 0) return n;
   static std::atomic<uint64_t> smem_done{0};
   int n = 0;
-  if (allow_smem(kernel, Tile::smem_bytes, smem_done) != cudaSuccess ||
+  if (allow_dynamic_smem(kernel, Tile::smem_bytes, smem_done) != cudaSuccess ||
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, Tile::threads, Tile::smem_bytes) != cudaSuccess || n < 1) {
     (void)cudaGetLastError();  // a failed query is not the caller's error: plan for one block per SM
     return 1;
@@ -127,7 +115,7 @@ fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void
                                                       " blocks exceed the grid's 2^31 - 1");
   if (plan.splits > 1 && plan.workspace == nullptr)
     return detail::fail(FLY_STATUS_INTERNAL_ERROR, std::string(fn) + ": a split plan without workspace");
-  if (cudaError_t e = allow_smem(kernel, Tile::smem_bytes, smem_done); e != cudaSuccess)
+  if (cudaError_t e = allow_dynamic_smem(kernel, Tile::smem_bytes, smem_done); e != cudaSuccess)
     return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string(fn) + ": cannot give the kernel " +
                                                      std::to_string(Tile::smem_bytes) + " bytes of shared memory: " +
                                                      cudaGetErrorString(e));
