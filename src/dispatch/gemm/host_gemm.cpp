@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fly/numeric/numeric.hpp"
+#include "host_threads.hpp"
 #include "status_internal.hpp"
 
 namespace fly::dispatch {
@@ -70,33 +71,10 @@ void gemm_rows(const GemmProblem& p, Reader a, Reader b, float scale, int64_t ro
   }
 }
 
-// Splits the rows over `threads` threads; a thread that cannot be started has its rows done by the
-// calling thread, so the result never depends on how many threads ran.
+// Splits the rows over `threads` parts (host_threads.hpp).
 template <class Reader>
 void gemm_threaded(const GemmProblem& p, Reader a, Reader b, float scale, int threads) {
-  auto block = [&](int t) {
-    int64_t const begin = p.m * t / threads;
-    int64_t const end = p.m * (t + 1) / threads;
-    gemm_rows(p, a, b, scale, begin, end);
-  };
-  std::vector<std::thread> pool;
-  std::vector<int> inline_blocks;
-  try {
-    pool.reserve(static_cast<size_t>(threads));
-    inline_blocks.reserve(static_cast<size_t>(threads));
-  } catch (...) {
-    threads = 1;  // no memory for the bookkeeping: run everything here
-  }
-  for (int t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(block, t);
-    } catch (...) {
-      inline_blocks.push_back(t);  // capacity reserved above: cannot throw
-    }
-  }
-  block(0);
-  for (int t : inline_blocks) block(t);
-  for (std::thread& th : pool) th.join();
+  run_on_threads(threads, [&](int t, int n) { gemm_rows(p, a, b, scale, p.m * t / n, p.m * (t + 1) / n); });
 }
 
 template <class Reader>

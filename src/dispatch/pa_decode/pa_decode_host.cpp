@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fly/numeric/numeric.hpp"
+#include "host_threads.hpp"
 #include "status_internal.hpp"
 
 namespace fly::dispatch {
@@ -192,35 +193,16 @@ int threads_for(const PaDecodeProblem& p, int64_t items) {
   return std::max(1, static_cast<int>(limit));
 }
 
-// Splits the items over threads; a thread that cannot be started has its items done by the caller.
+// Splits the items over threads (host_threads.hpp).
 template <class Read>
 fly_status_t run(const PaDecodeProblem& p, Read k_read, Read v_read, float k_scale, float v_scale) noexcept {
   int64_t const items = p.num_seqs * p.num_kv_heads;
-  int threads = threads_for(p, items);
   std::atomic<bool> ok{true};
-  auto chunk = [&](int t) {
-    int64_t const per = (items + threads - 1) / threads;
+  run_on_threads(threads_for(p, items), [&](int t, int n) {
+    int64_t const per = (items + n - 1) / n;
     int64_t const begin = std::min(items, per * t);
     if (!decode_items(p, k_read, v_read, k_scale, v_scale, begin, std::min(items, begin + per))) ok = false;
-  };
-  std::vector<std::thread> pool;
-  std::vector<int> inline_chunks;
-  try {
-    pool.reserve(static_cast<size_t>(threads));
-    inline_chunks.reserve(static_cast<size_t>(threads));
-  } catch (...) {
-    threads = 1;  // no memory for the bookkeeping: run everything here
-  }
-  for (int t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(chunk, t);
-    } catch (...) {
-      inline_chunks.push_back(t);  // capacity reserved above: cannot throw
-    }
-  }
-  chunk(0);
-  for (int t : inline_chunks) chunk(t);
-  for (std::thread& th : pool) th.join();
+  });
   return ok ? FLY_STATUS_SUCCESS : detail::fail(FLY_STATUS_INTERNAL_ERROR, "host_pa_decode: out of memory for scratch buffers");
 }
 
