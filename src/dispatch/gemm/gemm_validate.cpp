@@ -1,31 +1,15 @@
-// Validation of fly_gemm_args (see validate.hpp) and fly_dtype_string.
+// Validation of fly_gemm_args (see gemm_validate.hpp) and fly_dtype_string.
 #include "gemm_validate.hpp"
 
-#include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <limits>
 #include <string>
-#include <type_traits>
 
+#include "args_checks.hpp"
 #include "status_internal.hpp"
 
-namespace {
-
-// A fly_dtype_t as the int the caller stored. A C caller may store any int in the field, which
-// need not be a value of the C++ enum: read the bytes, never the enum.
-int raw_dtype(const fly_dtype_t& field) {
-  std::underlying_type_t<fly_dtype_t> v;
-  static_assert(sizeof v == sizeof field);
-  std::memcpy(&v, &field, sizeof v);
-  return static_cast<int>(v);
-}
-
-}  // namespace
-
 extern "C" const char* fly_dtype_string(fly_dtype_t dtype) {
-  switch (raw_dtype(dtype)) {
+  switch (fly::dispatch::raw_enum(dtype)) {
     case FLY_DTYPE_F32: return "f32";
     case FLY_DTYPE_F16: return "f16";
     case FLY_DTYPE_BF16: return "bf16";
@@ -38,32 +22,6 @@ extern "C" const char* fly_dtype_string(fly_dtype_t dtype) {
 namespace fly::dispatch {
 namespace {
 
-// A caller's struct_size beyond this is surely garbage (an uninitialised struct), not a newer ABI.
-constexpr size_t max_plausible_struct_size = 4096;
-
-std::string num(int64_t v) { return std::to_string(v); }
-
-std::string num(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
-  return buf;
-}
-
-bool known_dtype(const fly_dtype_t& t) {
-  switch (raw_dtype(t)) {
-    case FLY_DTYPE_F32:
-    case FLY_DTYPE_F16:
-    case FLY_DTYPE_BF16:
-    case FLY_DTYPE_E4M3FN:
-    case FLY_DTYPE_E4M3FNUZ: return true;
-  }
-  return false;
-}
-
-std::string dtype_text(const fly_dtype_t& t) {
-  return known_dtype(t) ? std::string(fly_dtype_string(t)) : std::to_string(raw_dtype(t));
-}
-
 // Bytes spanned by a rows x cols row-major matrix with leading dimension ld (ld >= cols >= 1),
 // or -1 when that exceeds INT64_MAX.
 // Every product is checked before it is formed (rows = 1 with cols = 2^62 f32 must not wrap).
@@ -75,29 +33,6 @@ int64_t span_bytes(int64_t rows, int64_t cols, int64_t ld, int64_t esize) {
   return ((rows - 1) * ld + cols) * esize;
 }
 
-bool aligned_to(const void* p, int64_t bytes) {
-  return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0;
-}
-
-std::string address(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%p", p);
-  return buf;
-}
-
-struct Range {
-  uint64_t lo, hi;  // [lo, hi)
-};
-
-Range range_of(const void* p, int64_t bytes) {
-  auto const lo = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
-  auto const n = static_cast<uint64_t>(bytes);
-  uint64_t const hi = lo > std::numeric_limits<uint64_t>::max() - n ? std::numeric_limits<uint64_t>::max() : lo + n;
-  return {lo, hi};
-}
-
-bool overlap(Range x, Range y) { return x.lo < y.hi && y.lo < x.hi; }
-
 }  // namespace
 
 fly_status_t validate_gemm_args(const char* fn, const fly_gemm_args* args, Target target, GemmProblem* out) {
@@ -107,25 +42,10 @@ fly_status_t validate_gemm_args(const char* fn, const fly_gemm_args* args, Targe
 
   if (args == nullptr) return invalid("args is null");
   // ---- struct_size: the ABI version of the caller's struct
-  size_t const known = sizeof(fly_gemm_args);
-  if (args->struct_size < known) {
-    return invalid("args->struct_size (" + std::to_string(args->struct_size) + ") is smaller than sizeof(fly_gemm_args) (" +
-                   std::to_string(known) + ") that this library reads; initialise args with FLY_GEMM_ARGS_INIT");
-  }
-  if (args->struct_size > max_plausible_struct_size) {
-    return invalid("args->struct_size (" + std::to_string(args->struct_size) +
-                   ") is implausibly large (uninitialised args?); initialise args with FLY_GEMM_ARGS_INIT");
-  }
-  if (args->struct_size > known) {
-    auto const* tail = reinterpret_cast<const unsigned char*>(args) + known;
-    for (size_t i = 0; i < args->struct_size - known; ++i) {
-      if (tail[i] != 0) {
-        return unsupported("args->struct_size (" + std::to_string(args->struct_size) + ") is larger than this library's fly_gemm_args (" +
-                           std::to_string(known) + ") and a field past it (byte " + std::to_string(known + i) +
-                           ") is set: the caller uses a newer libfly's option this library does not know");
-      }
-    }
-  }
+  if (fly_status_t st = check_struct_size(f, args, args->struct_size, sizeof(fly_gemm_args), "fly_gemm_args",
+                                          "FLY_GEMM_ARGS_INIT");
+      st != FLY_STATUS_SUCCESS)
+    return st;
   const fly_gemm_args& a = *args;
   // ---- sizes
   if (a.m < 1) return invalid("m (" + num(a.m) + ") must be >= 1");

@@ -6,54 +6,20 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <limits>
 #include <string>
-#include <type_traits>
 #include <vector>
 
+#include "args_checks.hpp"
 #include "dtype.hpp"
 #include "status_internal.hpp"
 
 namespace fly::dispatch {
 namespace {
 
-// A caller's struct_size beyond this is surely garbage (an uninitialised struct), not a newer ABI.
-constexpr size_t max_plausible_struct_size = 4096;
 // Non-nested out strides are checked row by row up to this many rows (see out_rows_overlap).
 constexpr int64_t max_enumerated_rows = int64_t(1) << 16;
 
-// An enum field as the int the caller stored: a C caller may store any int, which need not be a
-// value of the C++ enum, so read the bytes, never the enum.
-template <class Enum>
-int raw_enum(const Enum& field) {
-  std::underlying_type_t<Enum> v;
-  static_assert(sizeof v == sizeof field);
-  std::memcpy(&v, &field, sizeof v);
-  return static_cast<int>(v);
-}
-
-bool known_dtype(const fly_dtype_t& t) { return raw_enum(t) >= FLY_DTYPE_F32 && raw_enum(t) <= FLY_DTYPE_E4M3FNUZ; }
 bool known_layout(const fly_kv_layout_t& l) { return raw_enum(l) >= FLY_KV_LAYOUT_VLLM && raw_enum(l) <= FLY_KV_LAYOUT_HND; }
-
-std::string dtype_text(const fly_dtype_t& t) {
-  return known_dtype(t) ? std::string(fly_dtype_string(t)) : std::to_string(raw_enum(t));
-}
-
-std::string num(int64_t v) { return std::to_string(v); }
-
-std::string num(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
-  return buf;
-}
-
-std::string ptr(const void* p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%p", p);
-  return buf;
-}
 
 // r = a * b + c, false on int64 overflow (all operands >= 0).
 bool mul_add(int64_t a, int64_t b, int64_t c, int64_t* r) {
@@ -73,21 +39,6 @@ int64_t span_bytes(const std::array<int64_t, N>& extents, const std::array<int64
   int64_t bytes = 0;
   return mul_add(last, esize, 0, &bytes) ? bytes : -1;
 }
-
-struct Range {
-  uint64_t lo, hi;  // [lo, hi)
-};
-
-Range range_of(const void* p, int64_t bytes) {
-  auto const lo = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p));
-  auto const n = static_cast<uint64_t>(bytes);
-  uint64_t const hi = lo > std::numeric_limits<uint64_t>::max() - n ? std::numeric_limits<uint64_t>::max() : lo + n;
-  return {lo, hi};
-}
-
-bool overlap(Range x, Range y) { return x.lo < y.hi && y.lo < x.hi; }
-
-bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(bytes) == 0; }
 
 // Whether out's rows (head_dim contiguous elements each) can be written twice. Strides sorted
 // ascending that each clear the extent below them (the usual case) cannot; otherwise the rows are
@@ -131,26 +82,10 @@ fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* a
 
   if (args == nullptr) return invalid("args is null");
   // ---- struct_size: the ABI version of the caller's struct
-  size_t const known = sizeof(fly_pa_decode_args);
-  if (args->struct_size < known) {
-    return invalid("args->struct_size (" + std::to_string(args->struct_size) + ") is smaller than sizeof(fly_pa_decode_args) (" +
-                   std::to_string(known) + ") that this library reads; initialise args with FLY_PA_DECODE_ARGS_INIT");
-  }
-  if (args->struct_size > max_plausible_struct_size) {
-    return invalid("args->struct_size (" + std::to_string(args->struct_size) +
-                   ") is implausibly large (uninitialised args?); initialise args with FLY_PA_DECODE_ARGS_INIT");
-  }
-  if (args->struct_size > known) {
-    auto const* tail = reinterpret_cast<const unsigned char*>(args) + known;
-    for (size_t i = 0; i < args->struct_size - known; ++i) {
-      if (tail[i] != 0) {
-        return unsupported("args->struct_size (" + std::to_string(args->struct_size) +
-                           ") is larger than this library's fly_pa_decode_args (" + std::to_string(known) +
-                           ") and a field past it (byte " + std::to_string(known + i) +
-                           ") is set: the caller uses a newer libfly's option this library does not know");
-      }
-    }
-  }
+  if (fly_status_t st = check_struct_size(f, args, args->struct_size, sizeof(fly_pa_decode_args), "fly_pa_decode_args",
+                                          "FLY_PA_DECODE_ARGS_INIT");
+      st != FLY_STATUS_SUCCESS)
+    return st;
   const fly_pa_decode_args& a = *args;
   // ---- sizes
   if (a.num_seqs < 1) return invalid("num_seqs (" + num(a.num_seqs) + ") must be >= 1");
@@ -232,15 +167,15 @@ fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* a
   if (lse_bytes < 0) return invalid("lse (num_seqs x q_len x num_q_heads) spans more than 2^63 bytes");
   if (sinks_bytes < 0) return invalid("sinks (num_q_heads " + num(a.num_q_heads) + ") spans more than 2^63 bytes");
   // ---- alignment to the element types (what any backend dereferences)
-  if (!aligned(a.q, q_esize)) return invalid("q (" + ptr(a.q) + ") must be aligned to its element size (" + num(q_esize) + " bytes)");
-  if (!aligned(a.out, q_esize)) return invalid("out (" + ptr(a.out) + ") must be aligned to its element size (" + num(q_esize) + " bytes)");
-  if (!aligned(a.k_cache, kv_esize)) return invalid("k_cache (" + ptr(a.k_cache) + ") must be aligned to its element size (" + num(kv_esize) + " bytes)");
-  if (!aligned(a.v_cache, kv_esize)) return invalid("v_cache (" + ptr(a.v_cache) + ") must be aligned to its element size (" + num(kv_esize) + " bytes)");
+  if (!aligned_to(a.q, q_esize)) return invalid("q (" + address(a.q) + ") must be aligned to its element size (" + num(q_esize) + " bytes)");
+  if (!aligned_to(a.out, q_esize)) return invalid("out (" + address(a.out) + ") must be aligned to its element size (" + num(q_esize) + " bytes)");
+  if (!aligned_to(a.k_cache, kv_esize)) return invalid("k_cache (" + address(a.k_cache) + ") must be aligned to its element size (" + num(kv_esize) + " bytes)");
+  if (!aligned_to(a.v_cache, kv_esize)) return invalid("v_cache (" + address(a.v_cache) + ") must be aligned to its element size (" + num(kv_esize) + " bytes)");
   const std::pair<const char*, const void*> words[] = {{"lse", a.lse},         {"k_scale", a.k_scale}, {"v_scale", a.v_scale},
                                                        {"sinks", a.sinks},     {"block_tables", a.block_tables},
                                                        {"seq_lens", a.seq_lens}};
   for (auto const& [name, p] : words) {
-    if (!aligned(p, 4)) return invalid(std::string(name) + " (" + ptr(p) + ") must be aligned to 4 bytes");
+    if (!aligned_to(p, 4)) return invalid(std::string(name) + " (" + address(p) + ") must be aligned to 4 bytes");
   }
   // ---- what is written (out, lse) overlaps nothing else; out's rows are distinct
   Range const out_range = range_of(a.out, out_bytes);
@@ -288,7 +223,7 @@ fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* a
     // The kernels load and store 16-byte vectors: every used base and stride is a multiple of 16 bytes.
     const std::pair<const char*, const void*> bases[] = {{"q", a.q}, {"out", a.out}, {"k_cache", a.k_cache}, {"v_cache", a.v_cache}};
     for (auto const& [name, p] : bases) {
-      if (!aligned(p, 16)) return unsupported(std::string(name) + " (" + ptr(p) + ") must be 16-byte aligned on a GPU");
+      if (!aligned_to(p, 16)) return unsupported(std::string(name) + " (" + address(p) + ") must be 16-byte aligned on a GPU");
     }
     struct Used {
       const char* name;
