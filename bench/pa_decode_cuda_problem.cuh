@@ -4,8 +4,10 @@
 //
 // A problem: num_seqs sequences, each a full context of ctx tokens (seq_lens = ctx), q_len new
 // query tokens per sequence (the last q_len of the context), head_dim 128, blocks of 16 tokens, NHD
-// layout (FLY_BENCH_PA_LAYOUT=vllm or hnd picks another; the same bytes, other access patterns). The pool holds exactly the blocks the sequences use; each set's block table scatters them
-// by a fixed-seed random permutation of the pool. q is bf16 uniform in [-1, 1); the cache is bf16
+// layout (FLY_BENCH_PA_LAYOUT=vllm or hnd picks another; the same bytes, other access patterns). The
+// pool holds exactly the blocks the sequences use; each set's block table scatters them by a
+// fixed-seed random permutation of the pool (FLY_BENCH_PA_ORDER=sequential keeps them in order:
+// what a fresh allocator hands out, and the access pattern closest to a contiguous cache). q is bf16 uniform in [-1, 1); the cache is bf16
 // uniform in [-1, 1), or e4m3fn random finite codes (every code but the NaNs 0x7F / 0xFF) with
 // k_scale = v_scale = 1/128 read from device memory.
 #pragma once
@@ -37,6 +39,12 @@ inline fly_kv_layout_t pa_bench_layout() {
   const char* v = std::getenv("FLY_BENCH_PA_LAYOUT");
   const std::string name = v != nullptr ? v : "";
   return name == "vllm" ? FLY_KV_LAYOUT_VLLM : name == "hnd" ? FLY_KV_LAYOUT_HND : FLY_KV_LAYOUT_NHD;
+}
+
+// Block tables in pool order instead of scattered (FLY_BENCH_PA_ORDER=sequential).
+inline bool pa_bench_sequential_blocks() {
+  const char* v = std::getenv("FLY_BENCH_PA_ORDER");
+  return v != nullptr && std::string(v) == "sequential";
 }
 
 inline constexpr float kPaFp8Scale = 1.f / 128.f;  // a power of two: the scaled values stay exact
@@ -101,7 +109,7 @@ struct PaProblem {
       Set st;
       std::vector<int32_t> table(static_cast<size_t>(num_blocks));
       std::iota(table.begin(), table.end(), 0);
-      std::shuffle(table.begin(), table.end(), rng);
+      if (!pa_bench_sequential_blocks()) std::shuffle(table.begin(), table.end(), rng);
       const std::vector<int32_t> lens(static_cast<size_t>(s.seqs), static_cast<int32_t>(s.ctx));
       const size_t cache_bytes = size_t(num_blocks * block_elems * kv_esize());
       const uint64_t seed = 1000ull * uint64_t(i + 1);

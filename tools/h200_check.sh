@@ -16,7 +16,8 @@
 # profiles the first call's paged-decode kernels of each filter's rows with Nsight Compute (ncu.txt). PA_COMPARE="<variant> ..." adds, after
 # fly_bench, one pass of its paged-decode rows per named variant (FLY_PA_DECODE_VARIANT, rows of
 # that variant's kv type): compare.txt. PA_LAYOUTS="vllm hnd" adds a pass of the paged-decode rows per
-# cache layout (FLY_BENCH_PA_LAYOUT) to the same file.
+# cache layout (FLY_BENCH_PA_LAYOUT) to the same file; PA_ORDERS="sequential" a pass with the block
+# tables in pool order (FLY_BENCH_PA_ORDER).
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 set -uo pipefail
 export FLY_REQUIRE_GPU=1
@@ -94,6 +95,10 @@ if ((status == 0)); then
       FLY_BENCH_PA_LAYOUT=$layout build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$layout |" | cut -c1-300 >>"$out/compare.txt"
     done
+    for order in ${PA_ORDERS:-}; do
+      FLY_BENCH_PA_ORDER=$order build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
+        2>&1 | grep -E "^pa_decode/" | sed "s|^|$order |" | cut -c1-300 >>"$out/compare.txt"
+    done
   fi
 fi
 if ((status == 0)) && [[ $tune == 1 ]]; then
@@ -122,7 +127,7 @@ grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
   echo "== pa_decode: fly (GPU time per call in a replayed graph of 20) beside SDPA (bf16 peer for both kv types)"
   grep -E "^pa_decode/" "$out/bench.txt" 2>/dev/null | cut -c1-260
   grep -E "^sdpa |^# torch" "$out/sdpa.txt" 2>/dev/null | cut -c1-260
-  [[ -f $out/compare.txt ]] && { echo "== pa_decode rows per forced variant (PA_COMPARE) or layout (PA_LAYOUTS)"; cat "$out/compare.txt"; }
+  [[ -f $out/compare.txt ]] && { echo "== pa_decode rows per forced variant (PA_COMPARE), layout (PA_LAYOUTS) or block order (PA_ORDERS)"; cat "$out/compare.txt"; }
   if [[ $tune == 1 ]]; then
     echo "== fly_bench --tune (table: $out/sm90a.tsv)"
     cut -c1-200 "$out/tune.txt" 2>/dev/null | tail -80

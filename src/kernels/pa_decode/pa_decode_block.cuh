@@ -107,14 +107,22 @@ __device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p
   }
 }
 
-// Runs loop(std::true_type) for an e4m3fnuz cache, loop(std::false_type) otherwise: fp8 main loops
-// are compiled once per format (e4m3fnuz widens differently, pa_decode_fragments.cuh).
+// Runs the main loop compiled for the call's options: loop(fnuz, capped) with fnuz =
+// std::true_type for an e4m3fnuz cache (it widens differently, pa_decode_fragments.cuh) and capped =
+// std::true_type when a logit soft-cap is set, so the common loop carries neither test per logit.
 template <KvKind Kind, class Loop>
-__device__ __forceinline__ void for_fp8_format(const PaDecodeParams& p, Loop&& loop) {
+__device__ __forceinline__ void for_loop_options(const PaDecodeParams& p, Loop&& loop) {
+  auto with_cap = [&](auto fnuz) {
+    if (p.softcap > 0.f) {
+      loop(fnuz, std::true_type{});
+    } else {
+      loop(fnuz, std::false_type{});
+    }
+  };
   if (Kind == KvKind::fp8 && p.fnuz) {
-    loop(std::true_type{});
+    with_cap(std::true_type{});
   } else {
-    loop(std::false_type{});
+    with_cap(std::false_type{});
   }
 }
 

@@ -108,6 +108,14 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   }
 }
 
+// 2^x in one MUFU.EX2 (exp2f adds a range fix-up around it for results below 2^-126): the softmax
+// only takes arguments <= 0, whose results that small vanish beside a row sum >= 1 anyway.
+__device__ __forceinline__ float exp2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 // The token (within a warp's slice) of column n of S tile j.
 template <KvKind Kind, bool VDimMajor>
 __device__ __forceinline__ constexpr int tok_of(int j, int n) {

@@ -57,7 +57,7 @@ struct Kernel {
     const float scale = p.scale * k_scale;
 
     // ---- main loop: wait for stage it, refill the stage freed last iteration, compute stage it.
-    auto main_loop = [&](auto fnuz) {
+    auto main_loop = [&](auto fnuz, auto capped) {
       constexpr bool kFnuz = decltype(fnuz)::value;
       for (int it = 0; it < steps; ++it) {
         fly::cp_async_wait<T::stages - 2>();
@@ -79,12 +79,12 @@ struct Kernel {
           const uint32_t stage = ring + (it % T::stages) * T::stage_bytes;
           float s[WarpState<T>::nj][4];
           ws.template qk<kFnuz>(s, qs, stage, base, lane);
-          ws.softmax(s, tok0 + base, scale, p.softcap, lane);
+          ws.template softmax<decltype(capped)::value>(s, tok0 + base, scale, p.softcap, lane);
           ws.template pv<kFnuz>(s, stage + T::tile_bytes, base, lane);
         }
       }
     };
-    for_fp8_format<T::kind>(p, main_loop);
+    for_loop_options<T::kind>(p, main_loop);
     finish<T>(p, ws, rows, smem + T::q_bytes, w, tid);
   }
 };

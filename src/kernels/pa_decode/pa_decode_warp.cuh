@@ -97,22 +97,22 @@ struct WarpState {
     }
   }
 
-  // Scales and masks S (tokens from tok0), updates the running max and sum, rescales O, and
-  // leaves P (unnormalised probabilities) in s.
+  // Scales (and soft-caps, when Capped) and masks S (tokens from tok0), updates the running max and
+  // sum, rescales O, and leaves P (unnormalised probabilities) in s.
+  template <bool Capped>
   __device__ __forceinline__ void softmax(float (&s)[nj][4], int32_t tok0, float scale, float softcap, int lane) {
     const int t = lane & 3;
     float mx[2] = {-INFINITY, -INFINITY};
     // most steps lie wholly inside both of the lane's rows' visible ranges: no per-token mask
     const bool inside = tok0 >= max(lo[0], lo[1]) && tok0 + T::warp_tokens - 1 <= min(hi[0], hi[1]);
-    const bool capped = softcap > 0.f;
-    const float scale_log2 = capped ? scale : scale * log2e;  // uncapped: one multiply per logit
+    const float scale_log2 = Capped ? scale : scale * log2e;  // uncapped: one multiply per logit
 #pragma unroll
     for (int j = 0; j < nj; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int rh = e >> 1;
         float x = s[j][e] * scale_log2;
-        if (capped) x = softcap * tanhf(x / softcap) * log2e;
+        if constexpr (Capped) x = softcap * tanhf(x / softcap) * log2e;
         if (!inside) {
           const int32_t tok = tok0 + tok_of<T::kind, T::v_dim_major>(j, 2 * t + (e & 1));
           x = (tok >= lo[rh] && tok <= hi[rh]) ? x : -INFINITY;
@@ -126,7 +126,7 @@ struct WarpState {
       mx[rh] = fmaxf(mx[rh], __shfl_xor_sync(0xffffffffu, mx[rh], 2));
       const float m_new = fmaxf(m[rh], mx[rh]);
       const float base = m_new == -INFINITY ? 0.f : m_new;
-      const float corr = exp2f(m[rh] - base);
+      const float corr = exp2_ftz(m[rh] - base);
       m[rh] = m_new;
       l[rh] *= corr;
       // once the running max settles most steps leave it unchanged: skip the 2 x nd multiplies
@@ -143,7 +143,7 @@ struct WarpState {
     for (int j = 0; j < nj; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const float p = exp2f(s[j][e] - mx[e >> 1]);
+        const float p = exp2_ftz(s[j][e] - mx[e >> 1]);
         s[j][e] = p;
         l[e >> 1] += p;
       }

@@ -18,23 +18,29 @@
 
 namespace fly::kernels::pa {
 
+// One warp's stage: the shapes the loaders and the warp's MMA fragments take, with Q's fragments
+// held in registers or read from shared memory at every group.
+template <int HeadDim, KvKind Kind, bool VDimMajor, bool QInRegisters>
+struct WarpStep : Tile<HeadDim, Kind, VDimMajor, 16, 1, 2> {
+  static constexpr bool q_in_registers = QInRegisters;
+};
+
 // A block of Warps warps, each with a ring of Stages stages of one 16-token group (K and V tiles).
 template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages>
 struct WarpTile {
-  // one warp's stage: the shapes the loaders and the warp's MMA fragments take
-  using Step = Tile<HeadDim, Kind, VDimMajor, 16, 1, 2>;
+  using Shape = Tile<HeadDim, Kind, VDimMajor, 16, 1, 2>;
   static constexpr int head_dim = HeadDim;
   static constexpr KvKind kind = Kind;
   static constexpr bool v_dim_major = VDimMajor;
-  static constexpr int rows = Step::rows;
+  static constexpr int rows = Shape::rows;
   static constexpr int warps = Warps;
   static constexpr int threads = 32 * Warps;
   static constexpr int stages = Stages;
   static constexpr int tokens = 16 * Warps;  // a block step: one group per warp (the split plan's unit)
-  static constexpr int q_pitch = Step::q_pitch;
-  static constexpr int q_bytes = Step::q_bytes;
-  static constexpr int o_pitch = Step::o_pitch;
-  static constexpr int stage_bytes = Step::stage_bytes;
+  static constexpr int q_pitch = Shape::q_pitch;
+  static constexpr int q_bytes = Shape::q_bytes;
+  static constexpr int o_pitch = Shape::o_pitch;
+  static constexpr int stage_bytes = Shape::stage_bytes;
   static constexpr int warp_ring_bytes = Stages * stage_bytes;
   static constexpr int epilogue_bytes = Warps * rows * (o_pitch + 2) * 4;
   static constexpr int ring_bytes = Warps * warp_ring_bytes > epilogue_bytes ? Warps * warp_ring_bytes : epilogue_bytes;
@@ -44,6 +50,11 @@ struct WarpTile {
   static constexpr int reg_blocks_per_sm = 65536 / (threads * (HeadDim <= 64 ? 128 : 168));
   static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
   static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks > 4 ? 4 : fit_blocks;
+  // Q in registers (32 for d128) where shared memory already limits the SM to two blocks, so the
+  // registers are there (reading Q from shared memory costs 32 loads per group); with three blocks
+  // the 168-register budget would spill.
+  static constexpr bool q_in_registers = min_blocks <= 2;
+  using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers>;
 
   static_assert(Stages >= 2, "a warp's pipeline keeps at least one stage loading");
   static_assert(smem_bytes <= 232448, "the block exceeds sm_90a's 227 KB of shared memory");
@@ -105,7 +116,7 @@ struct WarpKernel {
     const float scale = p.scale * k_scale;
 
     // ---- main loop: wait for group i, refill the stage group i - 1 freed, compute group i
-    auto main_loop = [&](auto fnuz) {
+    auto main_loop = [&](auto fnuz, auto capped) {
       constexpr bool kFnuz = decltype(fnuz)::value;
       for (int i = 0; i < n; ++i) {
         fly::cp_async_wait<S - 2>();
@@ -118,11 +129,11 @@ struct WarpKernel {
         const uint32_t stage = ring + (i % S) * T::stage_bytes;
         float s[WarpState<Step>::nj][4];
         ws.template qk<kFnuz>(s, qs, stage, 0, lane);
-        ws.softmax(s, tok0(i), scale, p.softcap, lane);
+        ws.template softmax<decltype(capped)::value>(s, tok0(i), scale, p.softcap, lane);
         ws.template pv<kFnuz>(s, stage + Step::tile_bytes, 0, lane);
       }
     };
-    for_fp8_format<T::kind>(p, main_loop);
+    for_loop_options<T::kind>(p, main_loop);
     finish<T>(p, ws, rows, smem + T::q_bytes, w, tid);
   }
 };
