@@ -145,6 +145,33 @@ struct SM90_TMA_LOAD_2D {
   }
 };
 
+// A 5D box at element coordinates (c0 innermost .. c4) of the tensor map's tensor into `smem`,
+// counted by `bar`; parts outside the tensor are zero-filled (and still counted). The paged decode
+// names a page's rows this way: (element, 128-byte part of the row, kv head, slot, block id).
+struct SM90_TMA_LOAD_5D {
+  FLY_HOST_DEVICE static void copy(void const* tensor_map, uint64_t* bar, void* smem, int32_t c0, int32_t c1, int32_t c2,
+                                   int32_t c3, int32_t c4) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+    asm volatile(
+        "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n" ::"r"(
+            detail::smem_u32(smem)),
+        "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(detail::smem_u32(bar)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+        : "memory");
+#else
+    detail::arch_unavailable_sm90(tensor_map, bar, smem, c0, c1, c2, c3, c4);
+#endif
+  }
+};
+
+// Orders this thread's earlier shared-memory accesses (the generic proxy: ld/st, ldmatrix) before
+// its later TMA writes to the same bytes (the async proxy): a stage read or zeroed by the threads
+// is refilled by TMA only after this fence.
+FLY_HOST_DEVICE inline void fence_proxy_async_shared() {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
 // The same box into every CTA of the cluster whose bit is set in cta_mask, at smem's offset, each
 // counted by the mbarrier at bar's offset in that CTA.
 struct SM90_TMA_LOAD_2D_MULTICAST {

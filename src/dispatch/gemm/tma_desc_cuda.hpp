@@ -1,7 +1,6 @@
 // Encoding a TmaBox2d (tma_box.hpp) into a CUtensorMap on the host, for kernels that take it as a
 // __grid_constant__ parameter: 1-byte elements, 128-byte swizzle, out-of-bounds reads zero-filled.
-// The driver's encoder is reached through the runtime (cudaGetDriverEntryPointByVersion), so libfly
-// links no libcuda. Encoding touches no device and no stream: graph capture sees only the kernel.
+// The driver's encoder: cuda_tensor_map.hpp.
 #pragma once
 
 #include <cuda.h>
@@ -10,29 +9,17 @@
 
 #include <string>
 
+#include "cuda_tensor_map.hpp"
 #include "fly/fly.h"
 #include "status_internal.hpp"
 #include "tma_box.hpp"
 
 namespace fly::kernels {
 
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 const encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      fn = nullptr;
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  }();
-  return encode;
-}
-
 inline fly_status_t make_tma_desc_2d(CUtensorMap* map, const TmaBox2d& b) {
   if (std::string why = tma_box_rejection(b); !why.empty())
     return fly::detail::fail(FLY_STATUS_INVALID_ARGUMENT, "fly: TMA box: " + why);
-  PFN_cuTensorMapEncodeTiled_v12000 const encode = tensor_map_encoder();
+  PFN_cuTensorMapEncodeTiled_v12000 const encode = fly::dispatch::tensor_map_encoder();
   if (encode == nullptr)
     return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly: the CUDA driver has no cuTensorMapEncodeTiled");
   const cuuint64_t dims[2] = {cuuint64_t(b.cols), cuuint64_t(b.rows)};

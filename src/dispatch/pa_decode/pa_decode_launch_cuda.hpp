@@ -68,8 +68,8 @@ inline kernels::PaDecodeParams pa_decode_params(const PaDecodeProblem& p, const 
 
 // Resident blocks per SM of a variant's kernel on the current device (at least 1), measured once
 // per process: the split plan fills SMs x this many slots (pa_decode_select.cpp).
-template <class Tile>
-int pa_decode_blocks_per_sm(void (*kernel)(kernels::PaDecodeParams)) {
+template <class Tile, class Arg>
+int pa_decode_blocks_per_sm(void (*kernel)(Arg)) {
   static std::atomic<int> cached{0};
   if (int n = cached.load(std::memory_order_relaxed); n > 0) return n;
   static std::atomic<uint64_t> smem_done{0};
@@ -99,10 +99,12 @@ inline cudaError_t launch_reduce(void (*reduce)(kernels::PaDecodeParams, bool), 
   return cudaLaunchKernelEx(&config, reduce, params, out_bf16);
 }
 
-// ReduceThreads: the block size the reduce kernel is compiled for.
-template <class Tile, int ReduceThreads>
-fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void (*reduce)(kernels::PaDecodeParams, bool),
-                                   const PaDecodeProblem& p, const PaDecodePlan& plan, void* stream) {
+// The checks and launches every paged-decode variant shares. ReduceThreads: the block size the
+// reduce kernel is compiled for; make_arg(params, arg) builds the kernel's argument from the
+// parameters (a status other than success stops the launch).
+template <class Tile, int ReduceThreads, class Arg, class MakeArg>
+fly_status_t launch_pa_decode(void (*kernel)(Arg), void (*reduce)(kernels::PaDecodeParams, bool), const PaDecodeProblem& p,
+                              const PaDecodePlan& plan, void* stream, MakeArg make_arg) {
   static std::atomic<uint64_t> smem_done{0};
   const char* fn = "fly_pa_decode";
   // the kernels look up tokens up to (stages + 1) steps past a block's end in 32-bit arithmetic
@@ -120,13 +122,26 @@ fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void
                                                      std::to_string(Tile::smem_bytes) + " bytes of shared memory: " +
                                                      cudaGetErrorString(e));
   const kernels::PaDecodeParams params = pa_decode_params(p, plan);
+  Arg arg;
+  if (fly_status_t s = make_arg(params, arg); s != FLY_STATUS_SUCCESS) return s;
   auto s = static_cast<cudaStream_t>(stream);
-  kernel<<<unsigned(blocks), Tile::threads, Tile::smem_bytes, s>>>(params);
+  kernel<<<unsigned(blocks), Tile::threads, Tile::smem_bytes, s>>>(arg);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess && plan.splits > 1) e = launch_reduce(reduce, ReduceThreads, params, p.q_type == FLY_DTYPE_BF16, rows, s);
   if (e != cudaSuccess)
     return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string(fn) + ": kernel launch failed: " + cudaGetErrorString(e));
   return FLY_STATUS_SUCCESS;
+}
+
+// A variant whose kernel takes the parameters themselves (cp.async-fed).
+template <class Tile, int ReduceThreads>
+fly_status_t launch_pa_decode_cuda(void (*kernel)(kernels::PaDecodeParams), void (*reduce)(kernels::PaDecodeParams, bool),
+                                   const PaDecodeProblem& p, const PaDecodePlan& plan, void* stream) {
+  return launch_pa_decode<Tile, ReduceThreads>(kernel, reduce, p, plan, stream,
+                                               [](const kernels::PaDecodeParams& params, kernels::PaDecodeParams& arg) {
+                                                 arg = params;
+                                                 return FLY_STATUS_SUCCESS;
+                                               });
 }
 
 }  // namespace fly::dispatch

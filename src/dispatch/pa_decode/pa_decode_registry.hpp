@@ -36,6 +36,8 @@ struct PaDecodeVariant {
   int warps, stages;
   bool per_warp;          // each warp pipelines its own 16-token groups (stages per warp), else the
                           // block's warps share each step's stage
+  bool tma;               // per-warp pipelines fed by TMA boxes (token-major caches whose tensor maps
+                          // encode: pa_decode_tma_rejection), else by cp.async
   // Enqueues the decode (and the reduce when plan.splits > 1) on the caller's stream.
   fly_status_t (*launch)(const PaDecodeProblem&, const PaDecodePlan&, void* stream);
   // Blocks of the kernel one SM holds at once on the current device (registers, shared memory),

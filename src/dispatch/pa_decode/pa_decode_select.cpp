@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "pa_decode_registry.hpp"
+#include "pa_decode_tma.hpp"
 
 namespace fly::dispatch {
 namespace {
@@ -25,6 +26,7 @@ bool eligible(const PaDecodeVariant& v, const PaDecodeProblem& p, Target target,
   if (v.kv_class != kv_class || v.head_dim != p.head_dim) return false;
   const bool dim_major = p.layout == FLY_KV_LAYOUT_VLLM;
   if (v.v_dim_major != dim_major) return false;
+  if (v.tma && !pa_decode_tma_rejection(p).empty()) return false;  // its cp.async twin takes the call
   why.clear();
   return true;
 }
@@ -98,10 +100,11 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     if (!eligible(v, p, target, reason)) continue;
     if (forced_variant() != nullptr && std::string(v.name) != forced_variant()) continue;
     // fewest row chunks (each re-reads the cache, from L2 at best), then per-warp pipelines (more
-    // of the ring in flight, docs/pa-decode.md), then the deepest pipeline
+    // of the ring in flight, docs/pa-decode.md), then TMA feeds (fewer instructions per token),
+    // then the deepest pipeline
     auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
     auto rank = [&](const PaDecodeVariant& x) {
-      return std::make_tuple(-chunks(x), x.per_warp ? 1 : 0, int64_t(x.tokens_per_step) * x.stages);
+      return std::make_tuple(-chunks(x), x.per_warp ? 1 : 0, x.tma ? 1 : 0, int64_t(x.tokens_per_step) * x.stages);
     };
     if (best == nullptr || rank(v) > rank(*best)) best = &v;
   }

@@ -31,6 +31,9 @@ struct Tile {
   static constexpr int tile_bytes = 16 * tile_chunks;
   static constexpr int stage_bytes = 2 * tile_bytes;
   static constexpr bool q_in_registers = HeadDim <= 64;
+  // The 16-byte chunk of (row, c) in a token-major K or V tile: the bank swizzle of
+  // pa_decode_fragments.cuh (a TMA-fed tile places its chunks as the tensor map's swizzle does).
+  __device__ static int kv_chunk(int row, int c) { return swizzled_chunk<row_chunks>(row, c); }
 
   // shared memory: Q (16 rows of head_dim MMA elements, padded so fragment reads spread over banks),
   // then the ring of stages; the epilogue's per-warp partial outputs reuse the ring.

@@ -74,7 +74,7 @@ struct WarpState {
 #pragma unroll
         for (int kk2 = 0; kk2 < kd / 2; ++kk2) {
           uint32_t d[4];
-          SM75_U32x4_LDSM_N::copy(ktile + 16 * swizzled_chunk<T::row_chunks>(row, 2 * kk2 + (mi & 1)), d[0], d[1], d[2], d[3]);
+          SM75_U32x4_LDSM_N::copy(ktile + 16 * T::kv_chunk(row, 2 * kk2 + (mi & 1)), d[0], d[1], d[2], d[3]);
           uint32_t a[4];
           q_at(qs, 2 * kk2, lane, a);
           mma<T::kind>(s[2 * jp], a, fp8x2_to_f16x2<Fnuz, BytePair::b01>(d[0]), fp8x2_to_f16x2<Fnuz, BytePair::b23>(d[0]));
@@ -87,7 +87,7 @@ struct WarpState {
 #pragma unroll
         for (int kk = 0; kk < kd; ++kk) {
           uint32_t d[4];
-          SM75_U32x4_LDSM_N::copy(ktile + 16 * swizzled_chunk<T::row_chunks>(row, 2 * kk + (mi & 1)), d[0], d[1], d[2], d[3]);
+          SM75_U32x4_LDSM_N::copy(ktile + 16 * T::kv_chunk(row, 2 * kk + (mi & 1)), d[0], d[1], d[2], d[3]);
           uint32_t a[4];
           q_at(qs, kk, lane, a);
           mma<T::kind>(s[2 * jp], a, d[0], d[1]);
@@ -163,7 +163,7 @@ struct WarpState {
 #pragma unroll
         for (int djp = 0; djp < nd / 2; ++djp) {
           uint32_t d[4];
-          SM75_U16x8x4_LDSM_T::copy(vtile + 16 * swizzled_chunk<T::row_chunks>(tok + 8 * (mi & 1) + r, 2 * djp + (mi >> 1)),
+          SM75_U16x8x4_LDSM_T::copy(vtile + 16 * T::kv_chunk(tok + 8 * (mi & 1) + r, 2 * djp + (mi >> 1)),
                                     d[0], d[1], d[2], d[3]);
           mma<T::kind>(o[2 * djp], a, d[0], d[1]);
           mma<T::kind>(o[2 * djp + 1], a, d[2], d[3]);
@@ -182,7 +182,7 @@ struct WarpState {
 #pragma unroll
         for (int cp = 0; cp < nd / 2; cp += 2) {
           uint32_t d[4];
-          SM75_U16x8x4_LDSM_T::copy(vtile + 16 * swizzled_chunk<T::row_chunks>(tok + 8 * (mi & 1) + r, cp + (mi >> 1)),
+          SM75_U16x8x4_LDSM_T::copy(vtile + 16 * T::kv_chunk(tok + 8 * (mi & 1) + r, cp + (mi >> 1)),
                                     d[0], d[1], d[2], d[3]);
 #pragma unroll
           for (int h = 0; h < 2; ++h) {

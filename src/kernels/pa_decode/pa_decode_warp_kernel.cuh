@@ -1,13 +1,15 @@
 // The paged-decode kernel with a pipeline per warp: the block's context tokens are dealt out in
 // 16-token groups (one cache page each, block_size >= 16), group g to warp g % Warps, and every
-// warp streams its own groups through its own ring of Stages shared-memory stages with cp.async,
-// Stages - 1 groups ahead of the one it computes. No warp waits for another inside the loop, and a
-// warp holds one stage while it computes, so Stages - 1 of its stages are in flight all the time
+// warp streams its own groups through its own ring of Stages shared-memory stages (filled by
+// cp.async or TMA, pa_decode_warp_feed.cuh), Stages - 1 groups ahead of the one it computes. No
+// warp waits for another inside the loop, and a warp holds one stage while it computes, so
+// Stages - 1 of its stages are in flight all the time
 // (the block-step kernel, pa_decode_kernel.cuh, has half its ring in flight at best and joins its
 // warps at every step). The block shares Q, the row bounds and the epilogue (pa_decode_block.cuh).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "fly/arch/copy_sm90.hpp"
 #include "pa_decode_block.cuh"
@@ -15,23 +17,36 @@
 #include "pa_decode_params.hpp"
 #include "pa_decode_tile.cuh"
 #include "pa_decode_warp.cuh"
+#include "pa_decode_warp_feed.cuh"
 
 namespace fly::kernels::pa {
 
 // One warp's stage: the shapes the loaders and the warp's MMA fragments take, with Q's fragments
-// held in registers or read from shared memory at every group.
-template <int HeadDim, KvKind Kind, bool VDimMajor, bool QInRegisters>
+// held in registers or read from shared memory at every group. A TMA-fed stage holds each tile as
+// its 128-byte parts, one box each ([part][16 rows][128 bytes]), in the tensor map's 128-byte
+// swizzle: chunk c of a row sits at (c % 8) ^ (row % 8) within its part.
+template <int HeadDim, KvKind Kind, bool VDimMajor, bool QInRegisters, bool Tma>
 struct WarpStep : Tile<HeadDim, Kind, VDimMajor, 16, 1, 2> {
+  using Base = Tile<HeadDim, Kind, VDimMajor, 16, 1, 2>;
   static constexpr bool q_in_registers = QInRegisters;
+  __device__ static int kv_chunk(int row, int c) {
+    if constexpr (Tma) {
+      return (c >> 3) * (16 * 8) + row * 8 + ((c & 7) ^ (row & 7));
+    } else {
+      return Base::kv_chunk(row, c);
+    }
+  }
 };
 
-// A block of Warps warps, each with a ring of Stages stages of one 16-token group (K and V tiles).
-template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages>
+// A block of Warps warps, each with a ring of Stages stages of one 16-token group (K and V tiles),
+// filled by cp.async or (Tma) by TMA boxes (pa_decode_warp_feed.cuh).
+template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages, bool Tma = false>
 struct WarpTile {
   using Shape = Tile<HeadDim, Kind, VDimMajor, 16, 1, 2>;
   static constexpr int head_dim = HeadDim;
   static constexpr KvKind kind = Kind;
   static constexpr bool v_dim_major = VDimMajor;
+  static constexpr bool tma = Tma;
   static constexpr int rows = Shape::rows;
   static constexpr int warps = Warps;
   static constexpr int threads = 32 * Warps;
@@ -44,7 +59,11 @@ struct WarpTile {
   static constexpr int warp_ring_bytes = Stages * stage_bytes;
   static constexpr int epilogue_bytes = Warps * rows * (o_pitch + 2) * 4;
   static constexpr int ring_bytes = Warps * warp_ring_bytes > epilogue_bytes ? Warps * warp_ring_bytes : epilogue_bytes;
-  static constexpr int smem_bytes = q_bytes + ring_bytes;
+  // shared memory: Q, the ring (TMA: aligned up to the swizzle's 1024 bytes at run time, as the
+  // runtime promises less for dynamic shared memory), then TMA's barriers, one per warp and stage
+  static constexpr int ring_align = Tma ? 1024 : 16;
+  static constexpr int barrier_bytes = Tma ? Warps * Stages * 8 : 0;
+  static constexpr int smem_bytes = q_bytes + (ring_align - 16) + ring_bytes + barrier_bytes;
   // as many blocks per SM as shared memory holds (at most 4), registers permitting (Tile's rule)
   static constexpr int smem_blocks_per_sm = 233472 / (smem_bytes + 1024);
   static constexpr int reg_blocks_per_sm = 65536 / (threads * (HeadDim <= 64 ? 128 : 168));
@@ -54,9 +73,10 @@ struct WarpTile {
   // registers are there (reading Q from shared memory costs 32 loads per group); with three blocks
   // the 168-register budget would spill.
   static constexpr bool q_in_registers = min_blocks <= 2;
-  using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers>;
+  using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers, Tma>;
 
   static_assert(Stages >= 2, "a warp's pipeline keeps at least one stage loading");
+  static_assert(!Tma || !VDimMajor, "TMA feeds token-major tiles (NHD, HND); vLLM's cache takes cp.async");
   static_assert(smem_bytes <= 232448, "the block exceeds sm_90a's 227 KB of shared memory");
 };
 
@@ -64,8 +84,11 @@ template <class T>
 struct WarpKernel {
   using Step = typename T::Step;
   static constexpr int S = T::stages;
+  using Feed = std::conditional_t<T::tma, TmaFeed<T>, CpAsyncFeed<T>>;
 
-  __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid) {
+  // kmap, vmap: the TMA tensor maps (TMA-fed tiles only)
+  __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid,
+                             const CUtensorMap* kmap = nullptr, const CUtensorMap* vmap = nullptr) {
     const int lane = tid & 31, warp = tid >> 5;
     const BlockWork w = BlockWork::of(p, block, T::tokens);
     const RowMap rows{w.rc * T::rows, p.group * p.q_len, p.group};
@@ -75,36 +98,31 @@ struct WarpKernel {
     auto tok0 = [&](int i) { return first + i * T::tokens; };
 
     uint16_t* qs = reinterpret_cast<uint16_t*>(smem);
-    const uint32_t ring = fly::detail::smem_u32(smem + T::q_bytes) + warp * T::warp_ring_bytes;
-    const PageWalk walk{p.block_tables + int64_t(w.seq) * p.block_table_stride, p.num_blocks, p.block_size_log2, w.hi,
-                        w.kv_head};
-    StageCopies<Step> copies;
-    copies.init(p, lane);
-
-    // Lane 0 looks up group i's K address, lane 1 its V address (null past the end or for a block
-    // id outside the cache); every lane takes both when the group's copies are issued.
-    auto lookup = [&](int i) { return group_entry<Step>(p, walk, tok0(i), lane); };
-    auto issue = [&](int i, const unsigned char* entry) {
-      const OneGroup k{reinterpret_cast<const unsigned char*>(__shfl_sync(0xffffffffu, uintptr_t(entry), 0))};
-      const OneGroup v{reinterpret_cast<const unsigned char*>(__shfl_sync(0xffffffffu, uintptr_t(entry), 1))};
-      const int32_t left = w.hi - tok0(i);
-      const uint32_t stage = ring + (i % S) * T::stage_bytes;
-      const bool fast = k.ptr != nullptr && v.ptr != nullptr && left >= 16;
-      load_groups<Step>(p, copies, k, v, fast, left, stage);
-    };
+    const uint32_t ring_base = fly::detail::smem_u32(smem + T::q_bytes);
+    const uint32_t ring_start = (ring_base + T::ring_align - 1) / T::ring_align * T::ring_align;
+    unsigned char* ring_ptr = smem + T::q_bytes + (ring_start - ring_base);
+    const uint32_t ring = ring_start + warp * T::warp_ring_bytes;
+    Feed feed;
+    if constexpr (T::tma) feed.set_maps(kmap, vmap);
+    feed.init(p,
+              PageWalk{p.block_tables + int64_t(w.seq) * p.block_table_stride, p.num_blocks, p.block_size_log2, w.hi,
+                       w.kv_head},
+              ring_ptr + T::ring_bytes + warp * S * 8, lane);
+    auto slot = [&](int i) { return GroupSlot{tok0(i), w.hi - tok0(i), ring + (i % S) * T::stage_bytes}; };
+    auto lookup = [&](int i) { return feed.lookup(p, tok0(i), lane); };
 
     // ---- prologue: the first Stages - 1 groups in flight (their lookups issued together), then Q.
     // The table is read two groups ahead of the copies it addresses: a lookup has two iterations
     // of compute to land, not one.
-    const unsigned char* entry[S + 1];
+    typename Feed::Entry entry[S + 1];
 #pragma unroll
     for (int st = 0; st <= S; ++st) entry[st] = lookup(st);
 #pragma unroll
     for (int st = 0; st < S - 1; ++st) {
-      if (st < n) issue(st, entry[st]);
-      fly::cp_async_fence();
+      if (st < n) feed.fill(p, st, entry[st], slot(st), lane);
+      feed.commit();
     }
-    const unsigned char* pending[2] = {entry[S - 1], entry[S]};  // issued in iterations 0 and 1
+    typename Feed::Entry pending[2] = {entry[S - 1], entry[S]};  // filled in iterations 0 and 1
     stage_q<T>(p, qs, rows, w.seq, w.kv_head, tid);
     __syncthreads();
 
@@ -119,18 +137,17 @@ struct WarpKernel {
     auto main_loop = [&](auto fnuz, auto capped) {
       constexpr bool kFnuz = decltype(fnuz)::value;
       for (int i = 0; i < n; ++i) {
-        fly::cp_async_wait<S - 2>();
-        __syncwarp();  // every lane's copies of group i landed; every lane finished group i - 1
+        const GroupSlot g = slot(i);
+        feed.acquire(i, g, lane);
         const int next = i + S - 1;
-        if (next < n) issue(next, pending[0]);
-        fly::cp_async_fence();
+        if (next < n) feed.fill(p, next, pending[0], slot(next), lane);
+        feed.commit();
         pending[0] = pending[1];
         if (next + 2 < n) pending[1] = lookup(next + 2);
-        const uint32_t stage = ring + (i % S) * T::stage_bytes;
         float s[WarpState<Step>::nj][4];
-        ws.template qk<kFnuz>(s, qs, stage, 0, lane);
-        ws.template softmax<decltype(capped)::value>(s, tok0(i), scale, p.softcap, lane);
-        ws.template pv<kFnuz>(s, stage + Step::tile_bytes, 0, lane);
+        ws.template qk<kFnuz>(s, qs, g.stage, 0, lane);
+        ws.template softmax<decltype(capped)::value>(s, g.tok0, scale, p.softcap, lane);
+        ws.template pv<kFnuz>(s, g.stage + Step::tile_bytes, 0, lane);
       }
     };
     for_loop_options<T::kind>(p, main_loop);
