@@ -48,7 +48,7 @@ if [[ $sanitize == 1 ]]; then
     >"$logs/build.log" 2>&1 || status=2; }
   san=/usr/local/cuda/bin/compute-sanitizer
   capi_tests='GemmCApiCuda.*:-GemmCApiCuda.OperandBeyondTwoGiB'  # 2 GiB under memcheck: minutes
-  pa_tests='PaDecodeCuda.DispatchedCallsMatchTheReference:PaDecodeCuda.GraphReplaySeesNewInputs:PaDecodeCuda.OneHandleEightThreadsEightStreams'
+  pa_tests='PaDecodeCuda.DispatchedCallsMatchTheReference:PaDecodeCuda.GraphReplaySeesNewInputs:PaDecodeCuda.OneHandleEightThreadsEightStreams:PaDecodeCuda.CheckedCallsNameTheFirstBadIdAndRefuseCapture'
   if ((status == 0)); then
     for tool in memcheck racecheck synccheck; do
       for run in "test/gemm/test_gemm_capi_cuda --gtest_filter=$capi_tests" \

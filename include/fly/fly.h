@@ -203,11 +203,21 @@ fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, ch
  *    stride used (extent > 1) is a multiple of 16 bytes, else NOT_SUPPORTED (the kernels move
  *    16-byte vectors). Block strides are at least one block's elements (K and V interleaved in
  *    one allocation: both strides two blocks, v_cache = k_cache + one block).
- *  - On a GPU, NaN in the fp8 cache is not preserved (values are widened without NaN handling);
- *    16-bit caches and the host backend propagate it.
- *  - The call reads no device memory on the host, never allocates and never synchronises: it can
- *    be captured in a CUDA graph and replayed with changed seq_lens, block tables, scales and data
- *    (within max_seq_len). workspace: fly_pa_decode_workspace_size bytes of device memory, which
+ *  - NaN and infinities follow IEEE arithmetic: a NaN a query sees (in q, K or V) makes its output
+ *    NaN (V: that dimension) and its lse NaN; a NaN past a sequence's end changes nothing. On a
+ *    GPU, NaN in the fp8 cache is not preserved (values are widened without NaN handling), and a
+ *    NaN in V at a token that one query of a kv head sees and another does not (q_len > 1, or a
+ *    window) reaches both (the masked query's weight 0 times NaN is NaN in the P V product).
+ *  - flags: 0, or FLY_PA_DECODE_CHECK_BLOCK_TABLES (other bits: INVALID_ARGUMENT). Checked, the
+ *    call first reads seq_lens and the block ids it would use (block_tables[s][p] for p <
+ *    ceil(L / block_size), L the clamped seq_lens[s] below) and, if one lies outside
+ *    [0, num_blocks), returns FLY_STATUS_INVALID_ARGUMENT naming the first (smallest s, then p):
+ *    "block_tables[s][p] = id is outside [0, num_blocks)", without running the decode (out and lse
+ *    untouched). On a GPU it copies them to the host on `stream` and waits for it, so a capturing
+ *    stream gets FLY_STATUS_NOT_SUPPORTED. Unchecked calls treat such ids as zeros (below).
+ *  - Unchecked, the call reads no device memory on the host, never allocates and never
+ *    synchronises: it can be captured in a CUDA graph and replayed with changed seq_lens, block
+ *    tables, scales and data (within max_seq_len). workspace: fly_pa_decode_workspace_size bytes of device memory, which
  *    depend only on num_seqs, q_len, num_q_heads, head_dim and max_seq_len, aligned to 16 bytes
  *    (as cudaMalloc returns it). */
 typedef enum fly_kv_layout_t {
@@ -246,13 +256,19 @@ typedef struct fly_pa_decode_args {
   float logit_softcap;                 /* 0 = off; else logit = cap * tanh(logit / cap) */
   int64_t sliding_window;              /* 0 = off; else tokens a query sees, itself included */
   const float* sinks;                  /* [num_q_heads] fp32 sink logits, or null */
+  uint32_t flags;                      /* FLY_PA_DECODE_CHECK_BLOCK_TABLES, or 0 */
 } fly_pa_decode_args;
+
+/* flags: before the decode, check every block id the call would read and report the first bad
+ * one through the status (see "Rules"). Reads device memory and waits for the stream: a debugging
+ * mode, not for graph capture. */
+#define FLY_PA_DECODE_CHECK_BLOCK_TABLES 1u
 
 /* struct_size = sizeof, every other field 0 / null (dtypes F32, layout VLLM): set them all. */
 #define FLY_PA_DECODE_ARGS_INIT                                                                    \
   {sizeof(fly_pa_decode_args), 0, 0, 0, 0, 0, FLY_DTYPE_F32, FLY_DTYPE_F32, FLY_KV_LAYOUT_VLLM,    \
    NULL, 0, 0, 0, NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, NULL, NULL,    \
-   0.0f, 0.0f, 0, NULL}
+   0.0f, 0.0f, 0, NULL, 0u}
 
 /* The workspace fly_pa_decode needs, in bytes (split-K partial results). Validates the arguments
  * as fly_pa_decode does; reads no tensor data. */

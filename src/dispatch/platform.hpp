@@ -28,4 +28,11 @@ unsigned runtime_backend() noexcept;
 // runtime fails otherwise. May throw std::bad_alloc.
 fly_status_t current_device(DeviceInfo* info, bool* found);
 
+// For the checked modes, which may wait for the device (never the default path of a call):
+// whether `stream` is capturing a graph, and a copy of `rows` rows of `width` bytes, `src_pitch`
+// bytes apart in device memory, into dst (packed) on `stream`, waited for. Builds without a
+// runtime return FLY_STATUS_NOT_SUPPORTED.
+fly_status_t stream_capturing(void* stream, bool* capturing);
+fly_status_t copy_rows_to_host(void* dst, const void* src, size_t width, size_t rows, size_t src_pitch, void* stream);
+
 }  // namespace fly::platform

@@ -46,4 +46,22 @@ fly_status_t current_device(DeviceInfo* info, bool* found) {
   return FLY_STATUS_SUCCESS;
 }
 
+fly_status_t stream_capturing(void* stream, bool* capturing) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  cudaError_t err = cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status);
+  if (err != cudaSuccess)
+    return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("cudaStreamIsCapturing failed: ") + cudaGetErrorString(err));
+  *capturing = status != cudaStreamCaptureStatusNone;
+  return FLY_STATUS_SUCCESS;
+}
+
+fly_status_t copy_rows_to_host(void* dst, const void* src, size_t width, size_t rows, size_t src_pitch, void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  cudaError_t err = cudaMemcpy2DAsync(dst, width, src, src_pitch, width, rows, cudaMemcpyDeviceToHost, s);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+  if (err != cudaSuccess)
+    return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("copying to the host failed: ") + cudaGetErrorString(err));
+  return FLY_STATUS_SUCCESS;
+}
+
 }  // namespace fly::platform

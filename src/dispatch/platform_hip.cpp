@@ -50,4 +50,22 @@ fly_status_t current_device(DeviceInfo* info, bool* found) {
   return FLY_STATUS_SUCCESS;
 }
 
+fly_status_t stream_capturing(void* stream, bool* capturing) {
+  hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
+  hipError_t err = hipStreamIsCapturing(static_cast<hipStream_t>(stream), &status);
+  if (err != hipSuccess)
+    return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("hipStreamIsCapturing failed: ") + hipGetErrorString(err));
+  *capturing = status != hipStreamCaptureStatusNone;
+  return FLY_STATUS_SUCCESS;
+}
+
+fly_status_t copy_rows_to_host(void* dst, const void* src, size_t width, size_t rows, size_t src_pitch, void* stream) {
+  auto s = static_cast<hipStream_t>(stream);
+  hipError_t err = hipMemcpy2DAsync(dst, width, src, src_pitch, width, rows, hipMemcpyDeviceToHost, s);
+  if (err == hipSuccess) err = hipStreamSynchronize(s);
+  if (err != hipSuccess)
+    return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("copying to the host failed: ") + hipGetErrorString(err));
+  return FLY_STATUS_SUCCESS;
+}
+
 }  // namespace fly::platform

@@ -35,6 +35,12 @@ double p_rounding_bound(const PaDecodeConfig& c) {
   return 2 * p_half_ulp * vmax;
 }
 
+// +inf or -inf in a 16-bit cache type.
+uint16_t pa_encode_inf(fly_dtype_t t, bool negative) {
+  const uint16_t pos = t == FLY_DTYPE_BF16 ? 0x7F80 : 0x7C00;
+  return negative ? uint16_t(pos | 0x8000) : pos;
+}
+
 template <class T>
 T* to_device(const std::vector<T>& v) {
   T* d = nullptr;
@@ -263,6 +269,62 @@ TEST(PaDecodeCuda, CacheBeyondFourGiB) {
 }
 
 // One capture, replayed with new lengths, tables, scales, sinks and data in the same buffers.
+// The checked mode on the GPU: the first bad id the call would read (ids past a sequence's length
+// are not read) is named and nothing is written; a clean table decodes as unchecked; a capturing
+// stream is refused (the check waits for the stream).
+TEST(PaDecodeCuda, CheckedCallsNameTheFirstBadIdAndRefuseCapture) {
+  FLY_SKIP_WITHOUT_GPU();
+  Handle h;
+  PaDecodeConfig c;
+  c.seed = 901;
+  c.head_dim = 128;
+  c.layout = FLY_KV_LAYOUT_NHD;
+  c.num_q_heads = 8;
+  c.num_kv_heads = 2;
+  c.seq_lens = {300, 0, 45};
+  c.num_seqs = 3;
+  PaDecodeCase k = fly_test::make_pa_decode_case(c);
+  k.block_tables[1 * k.block_table_stride + 0] = -7;  // sequence 1 reads nothing
+  const int32_t n = static_cast<int32_t>(k.num_blocks);
+  k.block_tables[2 * k.block_table_stride + 2] = n + 3;  // (2, 2): the first bad id read
+  fly_test::poison_outputs(k);
+  DeviceCase d(k);
+  fly_pa_decode_args a = fly_test::pa_decode_args(k, d.buffers());
+  a.flags = FLY_PA_DECODE_CHECK_BLOCK_TABLES;
+  size_t ws = 0;
+  ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
+  if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
+  ASSERT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, nullptr), FLY_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(fly_last_error()), "fly_pa_decode: block_tables[2][2] = " + std::to_string(n + 3) +
+                                               " is outside [0, num_blocks = " + std::to_string(n) + ")");
+  const std::vector<uint16_t> poisoned = k.out;
+  CUDA_OK(cudaDeviceSynchronize());
+  d.download(k);
+  EXPECT_EQ(k.out, poisoned) << "a refused checked call writes nothing";
+
+  // a clean table: the checked call decodes as the reference says
+  k.block_tables[2 * k.block_table_stride + 2] = 0;
+  fly_test::pa_reference(k);
+  fly_test::poison_outputs(k);
+  d.upload(k);
+  ASSERT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+  CUDA_OK(cudaDeviceSynchronize());
+  d.download(k);
+  for (double& t : k.tol_out) t += p_rounding_bound(k.c);
+  EXPECT_EQ(fly_test::check_pa_decode(k), "") << fly_test::describe(k.c);
+
+  // a capturing stream is refused before anything is enqueued
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  EXPECT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, s), FLY_STATUS_NOT_SUPPORTED);
+  EXPECT_NE(std::string(fly_last_error()).find("capturing"), std::string::npos) << fly_last_error();
+  cudaGraph_t g = nullptr;
+  CUDA_OK(cudaStreamEndCapture(s, &g));
+  if (g != nullptr) CUDA_OK(cudaGraphDestroy(g));
+  CUDA_OK(cudaStreamDestroy(s));
+}
+
 TEST(PaDecodeCuda, GraphReplaySeesNewInputs) {
   FLY_SKIP_WITHOUT_GPU();
   Handle h;
@@ -375,3 +437,118 @@ TEST(PaDecodeCuda, OneHandleEightThreadsEightStreams) {
 }
 
 }  // namespace
+
+// NaN and infinity through the dispatched GPU kernels of 16-bit caches, every layout (the host
+// backend's test: PaDecodeHostNan). q_len 1, so every row of a kv head sees every token of its
+// sequence: a NaN in q makes its row NaN; in K, every dim of the rows of that kv head; in V, that
+// dim of them; no other row changes, bit for bit against the clean GPU run. A NaN past a
+// sequence's end (inside its last page) changes nothing. +inf / -inf in K give the NaN pattern the
+// host backend gives for the same data. (fp8 NaN codes are not preserved on the GPU, fly.h.)
+TEST(PaDecodeCuda, NanAndInfinityReachTheRowsThatSeeThemAndNoOther) {
+  FLY_SKIP_WITHOUT_GPU();
+  Handle h;
+  fly_handle_t host = nullptr;
+  ASSERT_EQ(fly_create_host(&host), FLY_STATUS_SUCCESS);
+  for (fly_kv_layout_t layout : {FLY_KV_LAYOUT_VLLM, FLY_KV_LAYOUT_NHD, FLY_KV_LAYOUT_HND})
+    for (fly_dtype_t kv : {FLY_DTYPE_BF16, FLY_DTYPE_F16}) {
+      PaDecodeConfig c;
+      c.seed = 1200 + int(layout) * 2 + (kv == FLY_DTYPE_F16);
+      c.layout = layout;
+      c.q_type = c.kv_type = kv;
+      c.head_dim = 128;
+      c.seq_lens = {40, 300};  // one split and several: NaN through the reduction too
+      c.num_seqs = 2;
+      c.num_q_heads = 4;
+      c.num_kv_heads = 2;
+      c.num_blocks = 2 * ((300 + 15) / 16);
+      PaDecodeCase k = fly_test::make_pa_decode_case(c);
+      for (int64_t s = 0; s < 2; ++s)  // every block its own id: a NaN reaches one sequence only
+        for (int64_t j = 0; j < k.max_blocks_per_seq; ++j)
+          k.block_tables[size_t(s * k.block_table_stride + j)] = int32_t(s * k.max_blocks_per_seq + j);
+      ASSERT_LE(2 * k.max_blocks_per_seq, k.num_blocks);
+      auto run_gpu = [&](PaDecodeCase& x) {
+        DeviceCase d(x);
+        const fly_pa_decode_args a = fly_test::pa_decode_args(x, d.buffers());
+        size_t ws = 0;
+        ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
+        if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
+        ASSERT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+        CUDA_OK(cudaDeviceSynchronize());
+        d.download(x);
+      };
+      // the cache element (sequence s, kv head 0, token t, dim 3) of K or V
+      auto cache_elem = [&](PaDecodeCase& x, bool is_v, int64_t s, int64_t t) -> uint8_t* {
+        const int64_t b = x.block_tables[size_t(s * x.block_table_stride + t / c.block_size)];
+        const int64_t in = fly_test::pa_in_block(x, is_v, 0, t % c.block_size, 3);
+        if (!is_v) return &x.k_bytes[size_t((b * x.k_block_stride + in) * 2)];
+        return &x.v_bytes[size_t(x.v_offset + (b * x.v_block_stride + in) * 2)];
+      };
+      auto out_at = [&](const PaDecodeCase& x, int64_t s, int64_t hq, int64_t d) {
+        return size_t(fly_test::pa_row_offset(x.out_stride, s, 0, hq) + d);
+      };
+      auto value = [&](const PaDecodeCase& x, size_t at) {
+        return float(fly_test::pa_decode_value(kv, reinterpret_cast<const uint8_t*>(&x.out[at])));
+      };
+      run_gpu(k);
+      const std::vector<uint16_t> clean = k.out;
+      const std::vector<float> clean_lse = k.lse;
+      const uint16_t nan16 = 0x7FFF;
+      for (int64_t s = 0; s < 2; ++s)
+        for (int what = 0; what < 3; ++what) {
+          PaDecodeCase x = k;
+          if (what == 0) std::memcpy(&x.q[size_t(fly_test::pa_row_offset(x.q_stride, s, 0, 0) + 5)], &nan16, 2);
+          if (what == 1) std::memcpy(cache_elem(x, false, s, 7), &nan16, 2);
+          if (what == 2) std::memcpy(cache_elem(x, true, s, 7), &nan16, 2);
+          run_gpu(x);
+          SCOPED_TRACE(fly_test::describe(c) + " sequence " + std::to_string(s) +
+                       (what == 0 ? " NaN in q" : what == 1 ? " NaN in K" : " NaN in V"));
+          for (int64_t s2 = 0; s2 < 2; ++s2)
+            for (int64_t hq = 0; hq < 4; ++hq) {
+              const bool hit = s2 == s && (what == 0 ? hq == 0 : hq < 2);
+              for (int64_t d = 0; d < c.head_dim; ++d) {
+                const size_t at = out_at(x, s2, hq, d);
+                if (hit && (what != 2 || d == 3)) {
+                  EXPECT_TRUE(std::isnan(value(x, at))) << "out[" << s2 << "][" << hq << "][" << d << "]";
+                } else {
+                  EXPECT_EQ(x.out[at], clean[at]) << "out[" << s2 << "][" << hq << "][" << d << "]";
+                }
+              }
+              const size_t row = size_t(s2 * 4 + hq);
+              if (hit && what != 2) {
+                EXPECT_TRUE(std::isnan(x.lse[row])) << "lse row " << row;
+              } else {
+                EXPECT_EQ(std::memcmp(&x.lse[row], &clean_lse[row], 4), 0) << "lse row " << row;
+              }
+            }
+        }
+      {  // NaN in K and V past sequence 0's end (token 45 of 40, inside its last block)
+        PaDecodeCase x = k;
+        std::memcpy(cache_elem(x, false, 0, 45), &nan16, 2);
+        std::memcpy(cache_elem(x, true, 0, 45), &nan16, 2);
+        run_gpu(x);
+        EXPECT_TRUE(x.out == clean) << fly_test::describe(c) << ": NaN past the end changed out";
+        EXPECT_EQ(std::memcmp(x.lse.data(), clean_lse.data(), x.lse.size() * 4), 0) << fly_test::describe(c);
+      }
+      for (uint16_t inf : {pa_encode_inf(kv, false), pa_encode_inf(kv, true)}) {  // +inf, -inf in K
+        PaDecodeCase x = k;
+        std::memcpy(cache_elem(x, false, 1, 100), &inf, 2);
+        PaDecodeCase on_host = x;
+        run_gpu(x);
+        const fly_pa_decode_args a = fly_test::pa_decode_args(on_host, fly_test::host_buffers(on_host));
+        ASSERT_EQ(fly_pa_decode(host, &a, nullptr, 0, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+        for (int64_t s2 = 0; s2 < 2; ++s2)
+          for (int64_t hq = 0; hq < 4; ++hq) {
+            const size_t row = size_t(s2 * 4 + hq);
+            EXPECT_EQ(std::isnan(x.lse[row]), std::isnan(on_host.lse[row]))
+                << fly_test::describe(c) << " inf " << inf << " lse row " << row;
+            for (int64_t d = 0; d < c.head_dim; ++d) {
+              const size_t at = out_at(x, s2, hq, d);
+              EXPECT_EQ(std::isnan(value(x, at)), std::isnan(value(on_host, at)))
+                  << fly_test::describe(c) << " inf " << inf << " out[" << s2 << "][" << hq << "][" << d << "]";
+              if (s2 == 0 || hq >= 2) EXPECT_EQ(x.out[at], clean[at]) << "a row that does not see the infinity changed";
+            }
+          }
+      }
+    }
+  fly_destroy(host);
+}

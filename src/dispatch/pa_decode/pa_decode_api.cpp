@@ -8,6 +8,7 @@
 #include "fly/fly.h"
 #include "guarded.hpp"
 #include "handle.hpp"
+#include "pa_decode_check.hpp"
 #include "pa_decode_host.hpp"
 #include "pa_decode_registry.hpp"
 #include "pa_decode_validate.hpp"
@@ -119,8 +120,11 @@ extern "C" fly_status_t fly_pa_decode(fly_handle_t handle, const fly_pa_decode_a
     }
     Decision d = decide(*handle, p);
     if (handle->log_dispatch) std::fprintf(stderr, "fly_pa_decode %s: %s\n", describe(p).c_str(), d.line.c_str());
+    if (!d.host && d.variant == nullptr) return no_variant(fn, p, d.line);
+    if (p.check_block_tables) {
+      if (fly_status_t st = fly::dispatch::check_block_tables(fn, p, d.host, stream); st != FLY_STATUS_SUCCESS) return st;
+    }
     if (d.host) return fly::dispatch::host_pa_decode(p);
-    if (d.variant == nullptr) return no_variant(fn, p, d.line);
     d.plan.workspace = workspace;
     fly_status_t const st = d.variant->launch(p, d.plan, stream);
     if (st != FLY_STATUS_SUCCESS && fly_last_error()[0] == '\0') {

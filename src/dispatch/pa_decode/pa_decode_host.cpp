@@ -65,11 +65,7 @@ struct Scratch {
 };
 
 // The tokens sequence s's queries may see: L of the header comment.
-int64_t visible_len(const PaDecodeProblem& p, int64_t s) {
-  int64_t cap = std::numeric_limits<int64_t>::max();
-  if (p.max_blocks_per_seq <= cap / p.block_size) cap = p.max_blocks_per_seq * p.block_size;
-  return std::clamp<int64_t>(p.seq_lens[s], 0, std::min(p.max_seq_len, cap));
-}
+int64_t visible_len(const PaDecodeProblem& p, int64_t s) { return p.visible_len(p.seq_lens[s]); }
 
 // Decodes K or V row (token slot j of kv head g in block b, or zeros for a bad b) into row[0, head_dim).
 template <class Read>

@@ -37,10 +37,19 @@ struct PaDecodeProblem {
   float scale, logit_softcap;
   int64_t sliding_window;
   const float* sinks;
+  bool check_block_tables;  // FLY_PA_DECODE_CHECK_BLOCK_TABLES
 
   int64_t group() const { return num_q_heads / num_kv_heads; }
   // Query rows that share one kv head: every query head of the group, for every new token.
   int64_t rows_per_kv_head() const { return group() * q_len; }
+  // The tokens sequence s's queries may see (fly.h's L): its seq_lens entry `len` clamped to
+  // [0, min(max_seq_len, max_blocks_per_seq * block_size)].
+  int64_t visible_len(int32_t len) const {
+    int64_t cap = INT64_MAX;
+    if (max_blocks_per_seq <= cap / block_size) cap = max_blocks_per_seq * block_size;
+    if (max_seq_len < cap) cap = max_seq_len;
+    return len < 0 ? 0 : int64_t(len) < cap ? int64_t(len) : cap;
+  }
 };
 
 // Element strides inside one cache block (fly.h, kv_layout), so that element d of token slot j of

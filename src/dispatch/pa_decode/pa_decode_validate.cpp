@@ -105,6 +105,8 @@ fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* a
   }
   if (a.max_seq_len < 1) return invalid("max_seq_len (" + num(a.max_seq_len) + ") must be >= 1");
   if (a.sliding_window < 0) return invalid("sliding_window (" + num(a.sliding_window) + ") must be >= 0 (0 = off)");
+  if ((a.flags & ~FLY_PA_DECODE_CHECK_BLOCK_TABLES) != 0)
+    return invalid("flags (" + num(int64_t(a.flags)) + ") has bits other than FLY_PA_DECODE_CHECK_BLOCK_TABLES");
   // ---- enums are values of their C enum
   if (!known_dtype(a.q_type)) return invalid("q_type (" + dtype_text(a.q_type) + ") is not a fly_dtype_t");
   if (!known_dtype(a.kv_type)) return invalid("kv_type (" + dtype_text(a.kv_type) + ") is not a fly_dtype_t");
@@ -280,6 +282,7 @@ fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* a
   p.logit_softcap = a.logit_softcap;
   p.sliding_window = a.sliding_window;
   p.sinks = a.sinks;
+  p.check_block_tables = (a.flags & FLY_PA_DECODE_CHECK_BLOCK_TABLES) != 0;
   return FLY_STATUS_SUCCESS;
 }
 

@@ -159,7 +159,7 @@ __device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, 
     if (!rows.valid(r)) continue;
     float m = -INFINITY;
 #pragma unroll
-    for (int w = 0; w < Block::warps; ++w) m = fmaxf(m, ml[(w * Block::rows + r) * 2]);
+    for (int w = 0; w < Block::warps; ++w) m = fmax_nan(m, ml[(w * Block::rows + r) * 2]);
     float l = 0.f, o = 0.f;
     if (m != -INFINITY) {
 #pragma unroll
@@ -187,7 +187,7 @@ __device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, 
     if (m != -INFINITY) {
       if (p.sinks != nullptr) {
         const float sink = __ldg(p.sinks + h) * Warp::log2e;
-        const float m2 = fmaxf(m, sink);
+        const float m2 = fmax_nan(m, sink);
         const float c = exp2f(m - m2);
         l = l * c + exp2f(sink - m2);
         o *= c;

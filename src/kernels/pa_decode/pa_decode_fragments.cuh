@@ -116,6 +116,14 @@ __device__ __forceinline__ float exp2_ftz(float x) {
   return y;
 }
 
+// The larger of a and b, NaN when either is (max.NaN): fmaxf ignores a NaN operand, which would let
+// a row whose logits are all NaN (a NaN in q) pass for a row that sees no token, and write zeros.
+__device__ __forceinline__ float fmax_nan(float a, float b) {
+  float y;
+  asm("max.NaN.f32 %0, %1, %2;\n" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+
 // The token (within a warp's slice) of column n of S tile j.
 template <KvKind Kind, bool VDimMajor>
 __device__ __forceinline__ constexpr int tok_of(int j, int n) {

@@ -51,9 +51,9 @@ struct Reduce {
     __syncthreads();
     // the max over the splits (and the sink), then the weights and their sum
     float m = -INFINITY;
-    for (int s = 0; s < splits; ++s) m = fmaxf(m, stat[0][s]);
+    for (int s = 0; s < splits; ++s) m = fmax_nan(m, stat[0][s]);  // a NaN split makes the row NaN
     const float sink = p.sinks != nullptr ? __ldg(p.sinks + h) * log2e : -INFINITY;
-    if (m != -INFINITY) m = fmaxf(m, sink);  // no visible token: out 0, lse -inf, sink or not
+    if (m != -INFINITY) m = fmax_nan(m, sink);  // no visible token: out 0, lse -inf, sink or not
     float l = 0.f;
     for (int s = 0; s < splits; ++s) {
       const float w = stat[0][s] == -INFINITY ? 0.f : exp2f(stat[0][s] - m);

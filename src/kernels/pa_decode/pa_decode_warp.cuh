@@ -118,13 +118,13 @@ struct WarpState {
           x = (tok >= lo[rh] && tok <= hi[rh]) ? x : -INFINITY;
         }
         s[j][e] = x;
-        mx[rh] = fmaxf(mx[rh], x);
+        mx[rh] = fmax_nan(mx[rh], x);
       }
 #pragma unroll
     for (int rh = 0; rh < 2; ++rh) {
-      mx[rh] = fmaxf(mx[rh], __shfl_xor_sync(0xffffffffu, mx[rh], 1));
-      mx[rh] = fmaxf(mx[rh], __shfl_xor_sync(0xffffffffu, mx[rh], 2));
-      const float m_new = fmaxf(m[rh], mx[rh]);
+      mx[rh] = fmax_nan(mx[rh], __shfl_xor_sync(0xffffffffu, mx[rh], 1));
+      mx[rh] = fmax_nan(mx[rh], __shfl_xor_sync(0xffffffffu, mx[rh], 2));
+      const float m_new = fmax_nan(m[rh], mx[rh]);
       const float base = m_new == -INFINITY ? 0.f : m_new;
       const float corr = exp2_ftz(m[rh] - base);
       m[rh] = m_new;
