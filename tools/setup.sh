@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what the host build and tests need, from Debian packages. Idempotent:
-# a package already installed is not asked for again, so re-running costs nothing.
+# Installs what the host build and tests need (the Python package's tests: NumPy, pytest), from
+# Debian packages. Idempotent: a package already installed is not asked for again, so re-running
+# costs nothing.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev ccache)
+packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev ccache python3-numpy python3-pytest)
 
 missing=()
 for p in "${packages[@]}"; do
