@@ -19,7 +19,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "bench_cli.hpp"
 #include "bench_failures.hpp"
 #include "fly/fly.h"
 #include "gemm_check.cuh"
@@ -172,33 +174,50 @@ bool have_gpu() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-// Registered at start-up when a GPU is present: fly and its peer side by side per problem.
+// fly and its peers (cuBLASLt, and for fp8 its fast-accumulation mode) side by side for one problem.
+void register_rows(Shape s, fly_dtype_t ab, fly_dtype_t d, const char* type_name, std::vector<std::string>* names) {
+  const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  const std::string base = "gemm/" + std::string(type_name) + "/" + shape;
+  benchmark::RegisterBenchmark((base + "/fly").c_str(), bench_fly, s, ab, d, base + "/fly")
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+  for (bool fast : {false, true}) {
+    if (fast && ab == FLY_DTYPE_F32) continue;  // fast accumulation is an fp8 mode
+    const std::string row = base + (fast ? "/cublaslt_fastaccum" : "/cublaslt");
+    benchmark::RegisterBenchmark(row.c_str(), bench_cublaslt, s, ab, d, fast, row)
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  if (names != nullptr) names->push_back(base);
+}
+
+// Registered at start-up when a GPU is present.
 const int registered = [] {
   if (!have_gpu()) return 0;
-  struct Types {
-    fly_dtype_t ab, d;
-    const char* name;
-  };
-  const Types types[] = {{FLY_DTYPE_E4M3FN, FLY_DTYPE_BF16, "e4m3_bf16"}, {FLY_DTYPE_F32, FLY_DTYPE_F32, "f32_f32"}};
-  for (auto const& t : types)
-    for (Shape const& s : fly::bench::kBenchShapes) {
-      if (fly::bench::skip_shape(t.ab, s)) continue;
-      const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-      const std::string base = "gemm/" + std::string(t.name) + "/" + shape;
-      benchmark::RegisterBenchmark((base + "/fly").c_str(), bench_fly, s, t.ab, t.d, base + "/fly")
-          ->UseManualTime()
-          ->Iterations(1)
-          ->Unit(benchmark::kMicrosecond);
-      for (bool fast : {false, true}) {
-        if (fast && t.ab == FLY_DTYPE_F32) continue;  // fast accumulation is an fp8 mode
-        const std::string row = base + (fast ? "/cublaslt_fastaccum" : "/cublaslt");
-        benchmark::RegisterBenchmark(row.c_str(), bench_cublaslt, s, t.ab, t.d, fast, row)
-            ->UseManualTime()
-            ->Iterations(1)
-            ->Unit(benchmark::kMicrosecond);
-      }
-    }
+  for (Shape const& s : fly::bench::kBenchShapes) register_rows(s, FLY_DTYPE_E4M3FN, FLY_DTYPE_BF16, "e4m3_bf16", nullptr);
+  for (Shape const& s : fly::bench::kBenchShapes)
+    if (!fly::bench::skip_shape(FLY_DTYPE_F32, s)) register_rows(s, FLY_DTYPE_F32, FLY_DTYPE_F32, "f32_f32", nullptr);
   return 1;
 }();
 
 }  // namespace
+
+namespace fly::bench {
+
+bool register_cuda_pa_decode_row(const CliRequest& r, std::vector<std::string>* names);  // bench_pa_decode_cuda.cu
+
+// fly_bench --op ... on the GPU (bench_cli.hpp).
+bool register_cuda_cli_rows(const CliRequest& r, std::vector<std::string>* names) {
+  if (!have_gpu()) return false;
+  if (r.op == "gemm") {
+    const bool fp8 = r.gemm_dtype == FLY_DTYPE_E4M3FN;
+    register_rows({r.m, r.n, r.k}, r.gemm_dtype, fp8 ? FLY_DTYPE_BF16 : FLY_DTYPE_F32, fp8 ? "e4m3_bf16" : "f32_f32",
+                  names);
+    return true;
+  }
+  return register_cuda_pa_decode_row(r, names);
+}
+
+}  // namespace fly::bench

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "bench_cli.hpp"
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
 
@@ -64,3 +66,17 @@ BENCHMARK_CAPTURE(BM_HostGemm, f32_f32, FLY_DTYPE_F32, FLY_DTYPE_F32)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+namespace fly::bench {
+
+// fly_bench --op gemm on the host backend (bench_cli.hpp).
+void register_host_gemm_row(const CliRequest& r, std::vector<std::string>* names) {
+  const bool fp8 = r.gemm_dtype == FLY_DTYPE_E4M3FN;
+  const std::string name = std::string("host/gemm/") + (fp8 ? "e4m3_bf16" : "f32_f32");
+  benchmark::RegisterBenchmark(name.c_str(), BM_HostGemm, r.gemm_dtype, fp8 ? FLY_DTYPE_BF16 : FLY_DTYPE_F32)
+      ->Args({r.m, r.n, r.k})
+      ->Unit(benchmark::kMicrosecond);
+  names->push_back(name);
+}
+
+}  // namespace fly::bench

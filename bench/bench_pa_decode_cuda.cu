@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.hpp"
 #include "bench_failures.hpp"
 #include "fly/fly.h"
 #include "gpu_timer.cuh"
@@ -293,3 +294,22 @@ const int registered = [] {
 }();
 
 }  // namespace
+
+namespace fly::bench {
+
+// fly_bench --op pa_decode on the GPU (bench_cli.hpp): the row under the default rows' name.
+bool register_cuda_pa_decode_row(const CliRequest& r, std::vector<std::string>* names) {
+  if (!have_gpu()) return false;
+  const PaShape s{r.batch, r.ctx, r.hq, r.hkv, r.q_len, r.kv};
+  const std::string name = "pa_decode/" + std::string(s.kv == FLY_DTYPE_BF16 ? "bf16" : "e4m3fn") + "/" +
+                           std::to_string(s.seqs) + "x" + std::to_string(s.ctx) + "/h" + std::to_string(s.q_heads) +
+                           "-" + std::to_string(s.kv_heads) + "/q" + std::to_string(s.q_len) + "/fly";
+  benchmark::RegisterBenchmark(name.c_str(), bench_pa_decode, s, name)
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+  names->push_back(name);
+  return true;
+}
+
+}  // namespace fly::bench

@@ -1,7 +1,7 @@
 // fly_pa_decode on the host backend (the reference every GPU variant is checked against): a few
-// small decode problems, so the default backend's fly_bench measures the C API end to end. One
-// sequence, full context, 32 query heads over 8 kv heads of 128, blocks of 16 tokens scattered by a
-// fixed-seed permutation, NHD layout; bf16 q with a bf16 or an e4m3fn cache. The rate counter is the
+// small decode problems, so the default backend's fly_bench measures the C API end to end (and
+// `fly_bench --op pa_decode ...` on a machine without a GPU). Full contexts, heads of 128, blocks of
+// 16 tokens scattered by a fixed-seed permutation, NHD layout; bf16 q with a bf16 or an e4m3fn cache. The rate counter is the
 // KV bytes read per second (every token's K and V row of every kv head, once).
 #include <benchmark/benchmark.h>
 
@@ -13,22 +13,30 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.hpp"
 #include "bench_failures.hpp"
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
 
 namespace {
 
-constexpr int64_t kHeadDim = 128, kBlock = 16, kQHeads = 32, kKvHeads = 8;
+constexpr int64_t kHeadDim = 128, kBlock = 16;
 
-void BM_HostPaDecode(benchmark::State& state, fly_dtype_t kv) {
-  const int64_t seqs = state.range(0), ctx = state.range(1);
+struct HostShape {
+  int64_t seqs, ctx, q_heads, kv_heads, q_len;
+  fly_dtype_t kv;
+};
+
+void BM_HostPaDecode(benchmark::State& state, HostShape shape) {
+  const int64_t seqs = shape.seqs, ctx = shape.ctx, q_heads = shape.q_heads, kv_heads = shape.kv_heads;
+  const int64_t q_len = shape.q_len;
+  const fly_dtype_t kv = shape.kv;
   const std::string row = std::string("BM_HostPaDecode/") + fly_dtype_string(kv) + "/" + std::to_string(seqs) + "x" +
                           std::to_string(ctx);
   const bool fp8 = kv == FLY_DTYPE_E4M3FN;
   const int64_t blocks_per_seq = (ctx + kBlock - 1) / kBlock, num_blocks = seqs * blocks_per_seq;
-  const int64_t block_elems = kBlock * kKvHeads * kHeadDim;  // NHD: [block][kv head][dim]
-  const size_t cache_elems = size_t(num_blocks * block_elems), q_elems = size_t(seqs * kQHeads * kHeadDim);
+  const int64_t block_elems = kBlock * kv_heads * kHeadDim;  // NHD: [block][kv head][dim]
+  const size_t cache_elems = size_t(num_blocks * block_elems), q_elems = size_t(seqs * q_len * q_heads * kHeadDim);
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   std::vector<uint16_t> q(q_elems), out(q_elems);
@@ -63,9 +71,9 @@ void BM_HostPaDecode(benchmark::State& state, fly_dtype_t kv) {
     return;
   }
   fly_pa_decode_args a = FLY_PA_DECODE_ARGS_INIT;
-  a.num_seqs = seqs; a.q_len = 1; a.num_q_heads = kQHeads; a.num_kv_heads = kKvHeads; a.head_dim = kHeadDim;
+  a.num_seqs = seqs; a.q_len = q_len; a.num_q_heads = q_heads; a.num_kv_heads = kv_heads; a.head_dim = kHeadDim;
   a.q_type = FLY_DTYPE_BF16; a.kv_type = kv; a.kv_layout = FLY_KV_LAYOUT_NHD;
-  a.q = q.data(); a.q_stride_seq = kQHeads * kHeadDim; a.q_stride_token = kQHeads * kHeadDim; a.q_stride_head = kHeadDim;
+  a.q = q.data(); a.q_stride_seq = q_len * q_heads * kHeadDim; a.q_stride_token = q_heads * kHeadDim; a.q_stride_head = kHeadDim;
   a.out = out.data(); a.out_stride_seq = a.q_stride_seq; a.out_stride_token = a.q_stride_token; a.out_stride_head = kHeadDim;
   a.k_cache = fp8 ? static_cast<const void*>(k8.data()) : static_cast<const void*>(k16.data());
   a.v_cache = fp8 ? static_cast<const void*>(v8.data()) : static_cast<const void*>(v16.data());
@@ -94,14 +102,36 @@ void BM_HostPaDecode(benchmark::State& state, fly_dtype_t kv) {
   } else if (!std::all_of(out.begin(), out.end(), [](uint16_t b) { return std::isfinite(float(fly::bfloat16::from_bits(b))); })) {
     fly::bench::fail_row(state, row, "fly_pa_decode wrote a non-finite output");
   } else {
-    const double kv_bytes = double(seqs * ctx * kKvHeads * kHeadDim) * 2.0 * (fp8 ? 1.0 : 2.0);  // K and V
+    const double kv_bytes = double(seqs * ctx * kv_heads * kHeadDim) * 2.0 * (fp8 ? 1.0 : 2.0);  // K and V
     state.counters["KV_bytes"] = benchmark::Counter(kv_bytes, benchmark::Counter::kIsIterationInvariantRate,
                                                     benchmark::Counter::OneK::kIs1000);
   }
   fly_destroy(h);
 }
 
-BENCHMARK_CAPTURE(BM_HostPaDecode, bf16, FLY_DTYPE_BF16)->Args({1, 512})->Args({1, 4096})->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_HostPaDecode, e4m3fn, FLY_DTYPE_E4M3FN)->Args({1, 512})->Args({1, 4096})->Unit(benchmark::kMicrosecond);
+// One sequence, 32 query heads over 8 kv heads: small enough for the default run on any machine.
+const int registered = [] {
+  for (fly_dtype_t kv : {FLY_DTYPE_BF16, FLY_DTYPE_E4M3FN})
+    for (int64_t ctx : {512, 4096})
+      benchmark::RegisterBenchmark(
+          (std::string("BM_HostPaDecode/") + fly_dtype_string(kv) + "/1x" + std::to_string(ctx)).c_str(),
+          BM_HostPaDecode, HostShape{1, ctx, 32, 8, 1, kv})
+          ->Unit(benchmark::kMicrosecond);
+  return 1;
+}();
 
 }  // namespace
+
+namespace fly::bench {
+
+// fly_bench --op pa_decode on the host backend (bench_cli.hpp).
+void register_host_pa_decode_row(const CliRequest& r, std::vector<std::string>* names) {
+  const std::string name = std::string("host/pa_decode/") + fly_dtype_string(r.kv) + "/" + std::to_string(r.batch) +
+                           "x" + std::to_string(r.ctx) + "/h" + std::to_string(r.hq) + "-" + std::to_string(r.hkv) +
+                           "/q" + std::to_string(r.q_len);
+  benchmark::RegisterBenchmark(name.c_str(), BM_HostPaDecode, HostShape{r.batch, r.ctx, r.hq, r.hkv, r.q_len, r.kv})
+      ->Unit(benchmark::kMicrosecond);
+  names->push_back(name);
+}
+
+}  // namespace fly::bench

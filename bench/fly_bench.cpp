@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "bench_cli.hpp"
 #include "bench_failures.hpp"
 #include "fly/fly.h"
 #if defined(FLY_BENCH_CUDA)
@@ -38,9 +40,51 @@ bool required_gpu_present() {
   return false;
 }
 
+const char* kUsage =
+    "usage: fly_bench [--op pa_decode --batch B --ctx T [--hq 32 --hkv 8 --q-len 1 --kv bf16|fp8]]\n"
+    "                 [--op gemm --m M --n N --k K [--dtype fp8|f32]] [--tune=<table.tsv>]\n"
+    "                 [Google Benchmark flags: --benchmark_filter=<regex> --benchmark_out=<file>\n"
+    "                  --benchmark_out_format=json --benchmark_min_time=<s> ...]\n"
+    "Without --op: the default rows (the layout algebra, fly_gemm and fly_pa_decode on the host backend\n"
+    "on small shapes; with a CUDA GPU, the GPU rows beside cuBLASLt). With --op: that one problem, on\n"
+    "the GPU beside its peer when one is present, else on the host backend. Rows print as they finish.\n";
+
+bool gpu_present() {
+#if defined(FLY_BENCH_CUDA)
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+#else
+  return false;
+#endif
+}
+
+// "^(a|b)/": the rows whose names start with one of `names` (regex characters escaped)
+std::string filter_for(const std::vector<std::string>& names) {
+  std::string f = "^(";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) f += "|";
+    for (char c : names[i]) {
+      if (std::strchr(".^$|()[]{}*+?\\", c) != nullptr) f += '\\';
+      f += c;
+    }
+  }
+  return f + ")(/|$)";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  fly::bench::CliRequest request;
+  bool help = false;
+  std::string error;
+  if (!fly::bench::parse_cli(&argc, argv, &request, &help, &error)) {
+    std::fprintf(stderr, "fly_bench: %s\n%s", error.c_str(), kUsage);
+    return 2;
+  }
+  if (help) {
+    std::printf("%s", kUsage);
+    return 0;
+  }
   // --tune=<path> is ours: take it out of argv before Google Benchmark rejects it as unknown.
   std::string tune_path;
   bool tune = false;
@@ -63,6 +107,15 @@ int main(int argc, char** argv) {
               (fly_compiled_backends() & FLY_BACKEND_CUDA) ? " cuda" : "",
               (fly_compiled_backends() & FLY_BACKEND_HIP) ? " hip" : "");
   if (!required_gpu_present()) return 3;
+  if (!gpu_present())
+    std::printf("fly_bench: no GPU rows (%s): the host backend on small shapes\n",
+                (fly_compiled_backends() & FLY_BACKEND_CUDA) ? "no CUDA GPU present" : "a build without CUDA");
+  std::vector<std::string> rows;
+  std::string filter_flag;
+  if (!request.op.empty()) {  // just the asked problem: its GPU rows if any, else the host row
+    if (!fly::bench::register_cuda_cli_rows(request, &rows)) fly::bench::register_host_cli_rows(request, &rows);
+    filter_flag = "--benchmark_filter=" + filter_for(rows);
+  }
   if (tune) {
     if (tune_path.empty() || argc > 1) {
       std::fprintf(stderr, "usage: fly_bench --tune=<table.tsv>   (no other arguments; e.g. "
@@ -76,8 +129,13 @@ int main(int argc, char** argv) {
     return 2;
 #endif
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  // the asked rows' filter ahead of any --benchmark_filter the user gave (Google Benchmark keeps the last)
+  std::vector<char*> args(argv, argv + argc);
+  if (!filter_flag.empty()) args.insert(args.begin() + 1, filter_flag.data());
+  int n = int(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (const int failed = fly::bench::row_failures().load(); failed > 0) {
