@@ -10,8 +10,9 @@
 # the C API, graphs, threads) under compute-sanitizer memcheck, racecheck and synccheck, each of which
 # must report no error (sanitize.txt; docs/reliability.md).
 # FLY_REQUIRE_GPU=1 (exported) makes fly_bench (and any test that honours it) fail when no GPU is
-# seen, instead of leaving the GPU rows out. After fly_bench, bench/pa_decode_sdpa.py times the
-# paged-decode peer (PyTorch SDPA, cuDNN) on the same shapes: sdpa.txt.
+# seen, instead of leaving the GPU rows out. After fly_bench, bench/peers.py times the peers on the
+# same shapes (torch._scaled_mm, torch.mm, and cuDNN SDPA through bench/pa_decode_sdpa.py): peers.txt;
+# bench/report.py then writes the report (performance.md and its plots) into report.tar.gz.
 # TESTS (a ctest regex, or "skip") narrows the tests for a development run. NCU="<fly_bench filter> ..."
 # profiles the first call's paged-decode kernels of each filter's rows with Nsight Compute (ncu.txt). PA_COMPARE="<variant> ..." adds, after
 # fly_bench, one pass of its paged-decode rows per named variant (FLY_PA_DECODE_VARIANT, rows of
@@ -77,7 +78,11 @@ if ((status == 0)); then
     build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=${BENCH_FILTER:-.}" --benchmark_out="$out/bench.json" \
       --benchmark_out_format=json >"$out/bench.txt" 2>&1 || status=4
     if [[ ${SDPA:-1} == 1 ]]; then  # SDPA=0 leaves the peer out of a development run
-      python3 bench/pa_decode_sdpa.py >"$out/sdpa.txt" 2>&1  # never fails the check: it prints what it skipped
+      python3 bench/peers.py >"$out/peers.txt" 2>&1  # never fails the check: it prints what it skipped
+      mkdir -p "$out/report" && python3 bench/report.py --bench "$out/bench.json" --peers "$out/peers.txt" \
+        --out "$out/report/performance.md" --plots "$out/report/performance" \
+        --title "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
+        >"$logs/report.log" 2>&1 && tar -C "$out" -czf "$out/report.tar.gz" report && rm -rf "$out/report"
     fi
     for v in ${PA_COMPARE:-}; do
       kv=bf16; [[ $v == *_fp8_* ]] && kv=e4m3fn; [[ $v == *_f16_* ]] && continue
@@ -126,7 +131,7 @@ grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
   grep -E "^BM_|^gemm/|^fly_bench" "$out/bench.txt" 2>/dev/null | cut -c1-230
   echo "== pa_decode: fly (GPU time per call in a replayed graph of 20) beside SDPA (bf16 peer for both kv types)"
   grep -E "^pa_decode/" "$out/bench.txt" 2>/dev/null | cut -c1-260
-  grep -E "^sdpa |^# torch" "$out/sdpa.txt" 2>/dev/null | cut -c1-260
+  grep -E "^sdpa |^peer |^# torch" "$out/peers.txt" 2>/dev/null | cut -c1-260
   [[ -f $out/compare.txt ]] && { echo "== pa_decode rows per forced variant (PA_COMPARE), layout (PA_LAYOUTS) or block order (PA_ORDERS)"; cat "$out/compare.txt"; }
   if [[ $tune == 1 ]]; then
     echo "== fly_bench --tune (table: $out/sm90a.tsv)"

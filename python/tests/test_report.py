@@ -24,7 +24,10 @@ def test_tables_join_libfly_and_peers(tmp_path):
         row("BM_StaticLayoutEval", 0, real_time=1.0),
     ]}
     (tmp_path / "bench.json").write_text(json.dumps(bench))
-    (tmp_path / "sdpa.txt").write_text("# torch\nsdpa 8x8192/h32-8/q1 backend=cudnn us=64.00 TB/s=4.2 of_hbm=0.92 mask=-\n")
+    (tmp_path / "sdpa.txt").write_text(
+        "# torch\nsdpa 8x8192/h32-8/q1 backend=cudnn us=64.00 TB/s=4.2 of_hbm=0.92 mask=-\n"
+        "peer gemm/e4m3_bf16/16x8192x8192 torch_scaled_mm us=20.00 TFLOPs=107.4 TBs=3.400\n"
+        "peer gemm/f32_f32/16x8192x8192 SKIPPED no device\n")
     out = tmp_path / "perf.md"
     assert report.main(["--bench", str(tmp_path / "bench.json"), "--peers", str(tmp_path / "sdpa.txt"), "--out",
                         str(out), "--title", "test machine"]) == 0
@@ -33,5 +36,5 @@ def test_tables_join_libfly_and_peers(tmp_path):
     assert "| bf16 | 8x8192, 32/8, 1 | 80.0 us | 0.80 | 64.0 us | 0.92 | 1.25x | `pa_v1` |" in text
     assert "| e4m3fn | 8x8192, 32/8, 1 | 50.0 us | 0.60 | 64.0 us | 0.92 |  | `pa_v2` |" in text  # no ratio: other dtype
     assert ("| e4m3 -> bf16 | 16x8192x8192 | 22.0 us, 97 TFLOP/s, 3.00 TB/s | 20.0 us, 107 TFLOP/s, 3.30 TB/s | 1.10x | "
-            "1.60e-03, 1.50e-03 | `g1` |") in text
+            "torch_scaled_mm: 20.0 us, 1.10x | 1.60e-03, 1.50e-03 | `g1` |") in text
     assert "BM_Static" not in text
