@@ -54,8 +54,9 @@ if(FLY_HIP_ENABLED)
 endif()
 
 # fly_hip_compile(<out-var> SOURCE <file.hip> [ISA_ONLY] [INCLUDES dirs...] [DEFINES defs...])
-# Compiles a HIP translation unit to an object (host + gfx942 code object) and always to the
-# device ISA <name>.s; <out-var> receives the object (or, with ISA_ONLY, the .s) path.
+# ISA_ONLY: compiles the device side of a HIP translation unit to its gfx942 ISA <name>.gfx942.s
+# (<out-var>). Otherwise one compile gives the object (host code + the gfx942 code object in a HIP fat
+# binary; <out-var>) and, kept from that compile (-save-temps=obj), the device ISA (<out-var>_ISA).
 function(fly_hip_compile out_var)
   cmake_parse_arguments(arg "ISA_ONLY" "SOURCE" "INCLUDES;DEFINES" ${ARGN})
   get_filename_component(name ${arg_SOURCE} NAME_WE)
@@ -70,23 +71,26 @@ function(fly_hip_compile out_var)
     list(APPEND flags -D${d})
   endforeach()
   set(isa ${dir}/${name}.${FLY_HIP_ARCH}.s)
-  add_custom_command(OUTPUT ${isa}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
-    COMMAND ${FLY_HIP_CLANG} ${flags} --offload-device-only -S -MD -MF ${isa}.d -o ${isa} ${src}
-    DEPENDS ${src} fly_hip_bitcode ${FLY_HIP_BITCODE_DIR}/oclc_isa_version_942.bc
-    DEPFILE ${isa}.d
-    COMMENT "HIP ${FLY_HIP_ARCH} ISA ${rel}/${name}"
-    VERBATIM)
   if(arg_ISA_ONLY)
+    add_custom_command(OUTPUT ${isa}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
+      COMMAND ${FLY_HIP_CLANG} ${flags} --offload-device-only -S -MD -MF ${isa}.d -o ${isa} ${src}
+      DEPENDS ${src} fly_hip_bitcode ${FLY_HIP_BITCODE_DIR}/oclc_isa_version_942.bc
+      DEPFILE ${isa}.d
+      COMMENT "HIP ${FLY_HIP_ARCH} ISA ${rel}/${name}"
+      VERBATIM)
     set(${out_var} ${isa} PARENT_SCOPE)
     return()
   endif()
   set(obj ${dir}/${name}.o)
-  add_custom_command(OUTPUT ${obj}
-    COMMAND ${FLY_HIP_CLANG} ${flags} -fPIC -c -MD -MF ${obj}.d -o ${obj} ${src}
-    DEPENDS ${src} ${isa}
+  add_custom_command(OUTPUT ${obj} ${isa}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
+    COMMAND ${FLY_HIP_CLANG} ${flags} -fPIC -c -save-temps=obj -MD -MF ${obj}.d -o ${obj} ${src}
+    COMMAND ${CMAKE_COMMAND} -E copy ${dir}/${name}-hip-amdgcn-amd-amdhsa-${FLY_HIP_ARCH}.s ${isa}
+    DEPENDS ${src} fly_hip_bitcode ${FLY_HIP_BITCODE_DIR}/oclc_isa_version_942.bc
     DEPFILE ${obj}.d
-    COMMENT "HIP ${FLY_HIP_ARCH} object ${rel}/${name}"
+    COMMENT "HIP ${FLY_HIP_ARCH} object and ISA ${rel}/${name}"
     VERBATIM)
   set(${out_var} ${obj} PARENT_SCOPE)
+  set(${out_var}_ISA ${isa} PARENT_SCOPE)
 endfunction()

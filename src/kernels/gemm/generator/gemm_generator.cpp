@@ -316,7 +316,9 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
         : copy.wgmma  ? "#include \"gemm_wgmma_kernel.hpp\"\n"
         : copy.staged ? "#include \"gemm_cpasync_kernel.hpp\"\n"
                       : "#include \"gemm_kernel.hpp\"\n");
-  if (cuda) f << (copy.tma ? "#include \"gemm/gemm_launch_tma_cuda.hpp\"\n" : "#include \"gemm/gemm_launch_cuda.hpp\"\n");
+  f << (!cuda     ? "#include \"gemm/gemm_launch_hip.hpp\"\n"
+        : copy.tma ? "#include \"gemm/gemm_launch_tma_cuda.hpp\"\n"
+                   : "#include \"gemm/gemm_launch_cuda.hpp\"\n");
   f << "\nnamespace {\n";
   if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
@@ -348,10 +350,9 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   } else {
     f << "  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
   }
-  if (cuda) {
-    f << "\nfly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
-      << "  return fly::kernels::launch_cuda<Block>(" << cell.name() << ", problem, stream);\n}\n";
-  }
+  f << "\nfly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
+    << "  return fly::kernels::" << (cuda ? "launch_cuda" : "launch_hip") << "<Block>(" << cell.name()
+    << ", problem, stream);\n}\n";
 }
 
 }  // namespace

@@ -1,0 +1,33 @@
+# cmake -DAR=<ar> -DLIB=<libfly.a> -DREGISTRY=<gemm_registry_generated.cpp> -DWORK=<dir> -P check_gfx942_code_objects.cmake
+# Every gfx942 GEMM variant the registry lists (so fly_gemm_variant_name lists it and the dispatcher
+# may pick it) is a member of libfly.a whose HIP fat binary carries a gfx942 code object with the
+# variant's kernel: what an MI300X would load. No AMD GPU needed.
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in a -P script
+file(STRINGS ${REGISTRY} entries REGEX "\"gemm_gfx942_[a-z0-9_]+\", Target::gfx942")
+set(names "")
+foreach(e IN LISTS entries)
+  string(REGEX MATCH "gemm_gfx942_[a-z0-9_]+" n "${e}")
+  list(APPEND names ${n})
+endforeach()
+list(LENGTH names count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "the registry ${REGISTRY} lists no gfx942 variant")
+endif()
+execute_process(COMMAND ${AR} t ${LIB} OUTPUT_VARIABLE members RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "${AR} t ${LIB} failed")
+endif()
+string(REPLACE "\n" ";" members "${members}")
+file(MAKE_DIRECTORY ${WORK})
+foreach(n IN LISTS names)
+  if(NOT "${n}.o" IN_LIST members)
+    message(FATAL_ERROR "${n}: listed in the registry but ${n}.o is not in ${LIB}")
+  endif()
+  execute_process(COMMAND ${AR} p ${LIB} ${n}.o OUTPUT_FILE ${WORK}/${n}.o RESULT_VARIABLE rc)
+  file(STRINGS ${WORK}/${n}.o bundle LIMIT_COUNT 1 REGEX "hipv4-amdgcn-amd-amdhsa--gfx942")
+  file(STRINGS ${WORK}/${n}.o kernel LIMIT_COUNT 1 REGEX "${n}")
+  if(rc OR NOT bundle OR NOT kernel)
+    message(FATAL_ERROR "${n}.o in ${LIB} carries no gfx942 code object with its kernel")
+  endif()
+endforeach()
+message(STATUS "${count} gfx942 GEMM variants: each in ${LIB} with its gfx942 code object")
