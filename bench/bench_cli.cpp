@@ -91,9 +91,6 @@ bool parse_cli(int* argc, char** argv, CliRequest* r, bool* help, std::string* e
   return true;
 }
 
-void register_host_pa_decode_row(const CliRequest& r, std::vector<std::string>* names);  // bench_pa_decode_host.cpp
-void register_host_gemm_row(const CliRequest& r, std::vector<std::string>* names);       // bench_gemm_host.cpp
-
 void register_host_cli_rows(const CliRequest& r, std::vector<std::string>* names) {
   if (r.op == "pa_decode") register_host_pa_decode_row(r, names);
   if (r.op == "gemm") register_host_gemm_row(r, names);

@@ -29,4 +29,10 @@ bool parse_cli(int* argc, char** argv, CliRequest* request, bool* help, std::str
 void register_host_cli_rows(const CliRequest& request, std::vector<std::string>* names);
 bool register_cuda_cli_rows(const CliRequest& request, std::vector<std::string>* names);  // false: no GPU
 
+// Each op's part of the above, beside its rows: bench_pa_decode_host.cpp, bench_gemm_host.cpp,
+// bench_pa_decode_cuda.cu (false: no GPU).
+void register_host_pa_decode_row(const CliRequest& request, std::vector<std::string>* names);
+void register_host_gemm_row(const CliRequest& request, std::vector<std::string>* names);
+bool register_cuda_pa_decode_row(const CliRequest& request, std::vector<std::string>* names);
+
 }  // namespace fly::bench

@@ -206,8 +206,6 @@ const int registered = [] {
 
 namespace fly::bench {
 
-bool register_cuda_pa_decode_row(const CliRequest& r, std::vector<std::string>* names);  // bench_pa_decode_cuda.cu
-
 // fly_bench --op ... on the GPU (bench_cli.hpp).
 bool register_cuda_cli_rows(const CliRequest& r, std::vector<std::string>* names) {
   if (!have_gpu()) return false;

@@ -266,6 +266,18 @@ bool have_gpu() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+// One row, named pa_decode/<kv>/<seqs>x<ctx>/h<q heads>-<kv heads>/q<q_len>/fly; returns the name.
+std::string register_row(const PaShape& s) {
+  const std::string name = "pa_decode/" + std::string(s.kv == FLY_DTYPE_BF16 ? "bf16" : "e4m3fn") + "/" +
+                           std::to_string(s.seqs) + "x" + std::to_string(s.ctx) + "/h" + std::to_string(s.q_heads) +
+                           "-" + std::to_string(s.kv_heads) + "/q" + std::to_string(s.q_len) + "/fly";
+  benchmark::RegisterBenchmark(name.c_str(), bench_pa_decode, s, name)
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMicrosecond);
+  return name;
+}
+
 // Registered at start-up when a GPU is present (FLY_REQUIRE_GPU=1 makes fly_bench fail without
 // one, fly_bench.cpp). Names: pa_decode/<kv>/<seqs>x<ctx>/h<q heads>-<kv heads>/q<q_len>/fly.
 const int registered = [] {
@@ -281,15 +293,7 @@ const int registered = [] {
     for (const Row& r : rows) shapes.push_back({r.seqs, r.ctx, r.q_heads, r.kv_heads, r.q_len, kv});
   shapes.push_back({8, 8192, 40, 8, 1, FLY_DTYPE_BF16});  // group 5: not a power of two
   shapes.push_back({64, 4096, 32, 8, 4, FLY_DTYPE_BF16});  // speculative decoding, 4 new tokens
-  for (const PaShape& s : shapes) {
-    const std::string name = "pa_decode/" + std::string(s.kv == FLY_DTYPE_BF16 ? "bf16" : "e4m3fn") + "/" +
-                             std::to_string(s.seqs) + "x" + std::to_string(s.ctx) + "/h" + std::to_string(s.q_heads) +
-                             "-" + std::to_string(s.kv_heads) + "/q" + std::to_string(s.q_len) + "/fly";
-    benchmark::RegisterBenchmark(name.c_str(), bench_pa_decode, s, name)
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMicrosecond);
-  }
+  for (const PaShape& s : shapes) register_row(s);
   return 1;
 }();
 
@@ -300,15 +304,7 @@ namespace fly::bench {
 // fly_bench --op pa_decode on the GPU (bench_cli.hpp): the row under the default rows' name.
 bool register_cuda_pa_decode_row(const CliRequest& r, std::vector<std::string>* names) {
   if (!have_gpu()) return false;
-  const PaShape s{r.batch, r.ctx, r.hq, r.hkv, r.q_len, r.kv};
-  const std::string name = "pa_decode/" + std::string(s.kv == FLY_DTYPE_BF16 ? "bf16" : "e4m3fn") + "/" +
-                           std::to_string(s.seqs) + "x" + std::to_string(s.ctx) + "/h" + std::to_string(s.q_heads) +
-                           "-" + std::to_string(s.kv_heads) + "/q" + std::to_string(s.q_len) + "/fly";
-  benchmark::RegisterBenchmark(name.c_str(), bench_pa_decode, s, name)
-      ->UseManualTime()
-      ->Iterations(1)
-      ->Unit(benchmark::kMicrosecond);
-  names->push_back(name);
+  names->push_back(register_row({r.batch, r.ctx, r.hq, r.hkv, r.q_len, r.kv}));
   return true;
 }
 

@@ -1,10 +1,8 @@
 """libfly.gemm: D = alpha * scale_a * scale_b * (a @ b.T) + beta * c, through fly_gemm."""
 
-import ctypes
-
 from . import _arrays as A
 from . import _capi as C
-from ._handles import handle_for, on_device, stream_for
+from ._handles import explain, run_with_workspace
 
 _OP = None  # torch.ops.libfly.gemm, set by torch_ops where torch is installed
 
@@ -84,20 +82,12 @@ def _default_out(c):
 
 def _gemm_direct(a, b, *, scale_a, scale_b, c, alpha, beta, out_dtype, out):
     args, va, out, keep = _args(a, b, scale_a, scale_b, c, alpha, beta, out_dtype, out)
-    with on_device(va):
-        h = handle_for(va)
-        ws = ctypes.c_size_t()
-        C.check(C.lib.fly_gemm_workspace_size(h, ctypes.byref(args), ctypes.byref(ws)), "fly_gemm_workspace_size")
-        buf, ptr = A.workspace(va, ws.value)
-        C.check(C.lib.fly_gemm(h, ctypes.byref(args), ptr, ws.value, stream_for(va)), "fly_gemm")
-    del keep, buf
+    run_with_workspace(va, args, C.lib.fly_gemm_workspace_size, C.lib.fly_gemm, "fly_gemm")
+    del keep  # the arrays the arguments point into, alive through the call
     return out
 
 
 def explain_gemm(a, b, *, scale_a=None, scale_b=None, c=None, alpha=1.0, beta=0.0, out_dtype=None, out=None):
     """The line fly_gemm_explain gives for these arguments: the variant fly_gemm would run and why."""
     args, va, out, keep = _args(a, b, scale_a, scale_b, c, alpha, beta, out_dtype, out)
-    buf = ctypes.create_string_buffer(C.EXPLAIN_BYTES)
-    with on_device(va):
-        C.check(C.lib.fly_gemm_explain(handle_for(va), ctypes.byref(args), buf, C.EXPLAIN_BYTES), "fly_gemm_explain")
-    return buf.value.decode()
+    return explain(va, args, C.lib.fly_gemm_explain, "fly_gemm")

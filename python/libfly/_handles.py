@@ -1,9 +1,11 @@
 """One libfly handle per place arrays live: the host backend for CPU arrays, the CUDA backend per
-device for CUDA tensors; and the stream a call runs on (torch's current stream)."""
+device for CUDA tensors; the stream a call runs on (torch's current stream); and the call itself
+(workspace sized and allocated where the arrays live), shared by both operations."""
 
 import ctypes
 import threading
 
+from . import _arrays as A
 from . import _capi as C
 
 _handles = {}
@@ -67,3 +69,23 @@ class on_device:
     def __exit__(self, *exc):
         if self.ctx is not None:
             self.ctx.__exit__(*exc)
+
+
+def run_with_workspace(v, args, size_fn, run_fn, name):
+    """Calls `name` (run_fn: the op's C entry point) on the handle for View v's arrays, with the
+    workspace size_fn asks for allocated where v lives, on the call's stream."""
+    with on_device(v):
+        h = handle_for(v)
+        ws = ctypes.c_size_t()
+        C.check(size_fn(h, ctypes.byref(args), ctypes.byref(ws)), name + "_workspace_size")
+        buf, ptr = A.workspace(v, ws.value)
+        C.check(run_fn(h, ctypes.byref(args), ptr, ws.value, stream_for(v)), name)
+    del buf
+
+
+def explain(v, args, explain_fn, name):
+    """The explain line of `name` (explain_fn: its fly_*_explain) for these arguments."""
+    buf = ctypes.create_string_buffer(C.EXPLAIN_BYTES)
+    with on_device(v):
+        C.check(explain_fn(handle_for(v), ctypes.byref(args), buf, C.EXPLAIN_BYTES), name + "_explain")
+    return buf.value.decode()

@@ -1,11 +1,10 @@
 """libfly.pa_decode: paged-attention decode over a block table, through fly_pa_decode."""
 
-import ctypes
 import math
 
 from . import _arrays as A
 from . import _capi as C
-from ._handles import handle_for, on_device, stream_for
+from ._handles import explain, run_with_workspace
 
 _OP = None  # torch.ops.libfly.pa_decode, set by torch_ops where torch is installed
 
@@ -144,13 +143,8 @@ def _pa_decode_direct(q, k_cache, v_cache, block_tables, seq_lens, *, layout, ma
                       soft_cap, window, sinks, out, return_lse, check_block_tables):
     a, vq, out, lse, views = _args(q, k_cache, v_cache, block_tables, seq_lens, layout, max_seq_len, scale, k_scale,
                                    v_scale, soft_cap, window, sinks, out, return_lse, check_block_tables)
-    with on_device(vq):
-        h = handle_for(vq)
-        ws = ctypes.c_size_t()
-        C.check(C.lib.fly_pa_decode_workspace_size(h, ctypes.byref(a), ctypes.byref(ws)), "fly_pa_decode_workspace_size")
-        buf, ptr = A.workspace(vq, ws.value)
-        C.check(C.lib.fly_pa_decode(h, ctypes.byref(a), ptr, ws.value, stream_for(vq)), "fly_pa_decode")
-    del views, buf
+    run_with_workspace(vq, a, C.lib.fly_pa_decode_workspace_size, C.lib.fly_pa_decode, "fly_pa_decode")
+    del views  # the arrays the arguments point into, alive through the call
     return (out, lse) if return_lse else out
 
 
@@ -160,8 +154,4 @@ def explain_pa_decode(q, k_cache, v_cache, block_tables, seq_lens, *, layout, ma
                                    options.get("scale"), options.get("k_scale"), options.get("v_scale"),
                                    options.get("soft_cap", 0.0), options.get("window", 0), options.get("sinks"),
                                    options.get("out"), False, False)
-    buf = ctypes.create_string_buffer(C.EXPLAIN_BYTES)
-    with on_device(vq):
-        C.check(C.lib.fly_pa_decode_explain(handle_for(vq), ctypes.byref(a), buf, C.EXPLAIN_BYTES),
-                "fly_pa_decode_explain")
-    return buf.value.decode()
+    return explain(vq, a, C.lib.fly_pa_decode_explain, "fly_pa_decode")

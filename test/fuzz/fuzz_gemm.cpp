@@ -13,15 +13,6 @@
 
 namespace {
 
-fly_handle_t host_handle() {
-  static fly_handle_t h = [] {
-    fly_handle_t x = nullptr;
-    fly_create_host(&x);
-    return x;
-  }();
-  return h;
-}
-
 size_t type_bytes(fly_dtype_t t) {
   return t == FLY_DTYPE_F32 ? 4 : t == FLY_DTYPE_F16 || t == FLY_DTYPE_BF16 ? 2 : 1;
 }
@@ -75,13 +66,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (in.pick(64) == 0) a.b = nullptr;
 
   size_t ws = 0;
-  if (fly_gemm_workspace_size(host_handle(), &a, &ws) == FLY_STATUS_SUCCESS) {
+  if (fly_gemm_workspace_size(fly_fuzz::host_handle(), &a, &ws) == FLY_STATUS_SUCCESS) {
     std::vector<unsigned char> workspace(ws + 1);
-    (void)fly_gemm(host_handle(), &a, ws ? workspace.data() : nullptr, ws, nullptr);
+    (void)fly_gemm(fly_fuzz::host_handle(), &a, ws ? workspace.data() : nullptr, ws, nullptr);
   } else {
-    (void)fly_gemm(host_handle(), &a, nullptr, 0, nullptr);
+    (void)fly_gemm(fly_fuzz::host_handle(), &a, nullptr, 0, nullptr);
   }
   char line[FLY_GEMM_EXPLAIN_BYTES];
-  (void)fly_gemm_explain(host_handle(), &a, line, sizeof line);
+  (void)fly_gemm_explain(fly_fuzz::host_handle(), &a, line, sizeof line);
   return 0;
 }

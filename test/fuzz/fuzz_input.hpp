@@ -1,10 +1,12 @@
-// The fuzz targets' view of libFuzzer's input: small integers, floats and bytes taken in order,
-// zeros once it runs out (so every input is a complete call).
+// What the fuzz targets share: their view of libFuzzer's input (small integers, floats and bytes
+// taken in order, zeros once it runs out, so every input is a complete call) and the host handle.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "fly/fly.h"
 
 namespace fly_fuzz {
 
@@ -45,5 +47,15 @@ class Input {
   const uint8_t* p_;
   size_t n_;
 };
+
+// One host-backend handle for the whole run (creating one per input would dominate the run).
+inline fly_handle_t host_handle() {
+  static fly_handle_t h = [] {
+    fly_handle_t x = nullptr;
+    fly_create_host(&x);
+    return x;
+  }();
+  return h;
+}
 
 }  // namespace fly_fuzz

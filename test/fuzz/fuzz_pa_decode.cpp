@@ -12,19 +12,6 @@
 #include "fly/fly.h"
 #include "fuzz_input.hpp"
 
-namespace {
-
-fly_handle_t host_handle() {
-  static fly_handle_t h = [] {
-    fly_handle_t x = nullptr;
-    fly_create_host(&x);
-    return x;
-  }();
-  return h;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fly_fuzz::Input in(data, size);
   fly_pa_decode_args a = FLY_PA_DECODE_ARGS_INIT;
@@ -104,13 +91,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(args_bytes.data(), &a, sizeof a);
   const auto* args = reinterpret_cast<const fly_pa_decode_args*>(args_bytes.data());
   size_t ws = 0;
-  if (fly_pa_decode_workspace_size(host_handle(), args, &ws) == FLY_STATUS_SUCCESS) {
+  if (fly_pa_decode_workspace_size(fly_fuzz::host_handle(), args, &ws) == FLY_STATUS_SUCCESS) {
     std::vector<unsigned char> workspace(ws + 16);
-    (void)fly_pa_decode(host_handle(), args, ws ? workspace.data() : nullptr, ws, nullptr);
+    (void)fly_pa_decode(fly_fuzz::host_handle(), args, ws ? workspace.data() : nullptr, ws, nullptr);
   } else {
-    (void)fly_pa_decode(host_handle(), args, nullptr, 0, nullptr);  // the same rejection, or a status
+    (void)fly_pa_decode(fly_fuzz::host_handle(), args, nullptr, 0, nullptr);  // the same rejection, or a status
   }
   char line[FLY_PA_DECODE_EXPLAIN_BYTES];
-  (void)fly_pa_decode_explain(host_handle(), args, line, sizeof line);
+  (void)fly_pa_decode_explain(fly_fuzz::host_handle(), args, line, sizeof line);
   return 0;
 }
