@@ -18,8 +18,8 @@ _OUT_DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16
 @torch.library.custom_op("libfly::gemm", mutates_args=())
 def gemm_op(a: torch.Tensor, b: torch.Tensor, scale_a: Optional[torch.Tensor], scale_b: Optional[torch.Tensor],
             c: Optional[torch.Tensor], alpha: float, beta: float, out_dtype: torch.dtype) -> torch.Tensor:
-    return _g.gemm(a, b, scale_a=scale_a, scale_b=scale_b, c=c, alpha=alpha, beta=beta,
-                   out_dtype=_OUT_DTYPES[out_dtype])
+    return _g._gemm_direct(a, b, scale_a=scale_a, scale_b=scale_b, c=c, alpha=alpha, beta=beta,
+                           out_dtype=_OUT_DTYPES[out_dtype], out=None)
 
 
 @gemm_op.register_fake
@@ -33,8 +33,8 @@ def pa_decode_op(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, 
                  k_scale: Optional[torch.Tensor], v_scale: Optional[torch.Tensor], soft_cap: float, window: int,
                  sinks: Optional[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     return _p._pa_decode_direct(q, k_cache, v_cache, block_tables, seq_lens, layout=layout, max_seq_len=max_seq_len,
-                        scale=scale, k_scale=k_scale, v_scale=v_scale, soft_cap=soft_cap, window=window, sinks=sinks,
-                        out=None, return_lse=True, check_block_tables=False)
+                                scale=scale, k_scale=k_scale, v_scale=v_scale, soft_cap=soft_cap, window=window, sinks=sinks,
+                                out=None, return_lse=True, check_block_tables=False)
 
 
 @pa_decode_op.register_fake
