@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the host build and tests need (the Python package's tests: NumPy, pytest), from
-# Debian packages. Idempotent: a package already installed is not asked for again, so re-running
+# Debian packages; `tools/setup.sh fuzz` adds clang-19 and its sanitizer runtimes for the fuzz
+# preset (libFuzzer). Idempotent: a package already installed is not asked for again, so re-running
 # costs nothing.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev ccache python3-numpy python3-pytest)
+[[ ${1:-} == fuzz ]] && packages+=(clang-19 libclang-rt-19-dev)
 
 missing=()
 for p in "${packages[@]}"; do
