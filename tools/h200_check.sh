@@ -6,9 +6,10 @@
 # shape, about 3 minutes), copies the new table to $OUT/sm90a.tsv (commit it as
 # src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
 # rows of fly_bench again (bench_tuned.txt).
-# SANITIZE=1 builds the GPU test binaries only and runs a fixed set of GPU tests (both ops through
-# the C API, graphs, threads) under compute-sanitizer memcheck, racecheck and synccheck, each of which
-# must report no error (sanitize.txt; docs/reliability.md).
+# SANITIZE=1 builds the GPU test binaries only and runs every one of them under compute-sanitizer
+# memcheck, racecheck and synccheck (SANITIZE_TOOLS narrows the tools), the per-variant sweeps on
+# their small cases (FLY_TEST_SANITIZER_SWEEP=1); each must report no error (sanitize.txt;
+# docs/reliability.md).
 # FLY_REQUIRE_GPU=1 (exported) makes fly_bench (and any test that honours it) fail when no GPU is
 # seen, instead of leaving the GPU rows out. After fly_bench, bench/peers.py times the peers on the
 # same shapes (torch._scaled_mm, torch.mm, and cuDNN SDPA through bench/pa_decode_sdpa.py): peers.txt;
@@ -38,27 +39,31 @@ status=0
 # unset, the whole grid is built as in CI. Tests that call the dispatcher with shapes the narrowed
 # grid lacks fail with NOT_SUPPORTED (e.g. PaDecodeCuda.OneHandleEightThreadsEightStreams has d64
 # threads): judge a narrowed run by the variants it built.
-# A sanitizer run builds two GPU test binaries only: the PORTABLE host suites stay out.
+# A sanitizer run builds the GPU test binaries only: the PORTABLE host suites stay out.
 sanitize=${SANITIZE:-0}
 portable=ON
 [[ $sanitize == 1 ]] && portable=OFF
 cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= "-DFLY_PORTABLE_TESTS=$portable" \
   "-DFLY_GEMM_FILTER=${GEMM_FILTER:-.*}" "-DFLY_PA_DECODE_FILTER=${PA_FILTER:-.*}" >"$logs/configure.log" 2>&1 || status=1
 if [[ $sanitize == 1 ]]; then
-  ((status == 0)) && { cmake --build --preset cuda -j "$jobs" --target test_gemm_capi_cuda test_gemm_variants_cuda test_pa_decode_cuda \
-    >"$logs/build.log" 2>&1 || status=2; }
+  gpu_tests=(test_gemm_capi_cuda test_gemm_variants_cuda test_gemm_fp8_accuracy_cuda test_pa_decode_cuda test_copy_cuda
+             test_layout_cuda test_tma_cuda test_origin_cuda)
+  ((status == 0)) && { cmake --build --preset cuda -j "$jobs" --target "${gpu_tests[@]}" >"$logs/build.log" 2>&1 || status=2; }
   san=/usr/local/cuda/bin/compute-sanitizer
-  capi_tests='GemmCApiCuda.*:-GemmCApiCuda.OperandBeyondTwoGiB'  # 2 GiB under memcheck: minutes
-  pa_tests='PaDecodeCuda.DispatchedCallsMatchTheReference:PaDecodeCuda.GraphReplaySeesNewInputs:PaDecodeCuda.OneHandleEightThreadsEightStreams:PaDecodeCuda.CheckedCallsNameTheFirstBadIdAndRefuseCapture'
+  # Every GPU test binary, whole, with the sweeps' small cases (FLY_TEST_SANITIZER_SWEEP); the
+  # tests whose point is size stay in the plain run (minutes of instrumented traffic).
+  export FLY_TEST_SANITIZER_SWEEP=1
+  big='-*OperandBeyondTwoGiB:*CacheBeyondFourGiB'
   if ((status == 0)); then
-    for tool in memcheck racecheck synccheck; do
-      for run in "test/gemm/test_gemm_capi_cuda --gtest_filter=$capi_tests" \
-        "test/gemm/test_gemm_variants_cuda --gtest_filter=GemmVariantsCuda.TooManyColumnBlocksIsNotSupported" \
-        "test/pa_decode/test_pa_decode_cuda --gtest_filter=$pa_tests"; do
-        echo "== $tool: $run" >>"$out/sanitize.txt"
-        # shellcheck disable=SC2086
-        timeout 60 "$san" --tool "$tool" --error-exitcode 7 build/cuda/$run >"$logs/san.log" 2>&1 || status=3
-        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)|FAILED|rror" "$logs/san.log" | head -8 >>"$out/sanitize.txt"
+    for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+      for bin in "${gpu_tests[@]}"; do
+        path=$(find build/cuda/test -name "$bin" -type f | head -1)
+        echo "== $tool: $bin" >>"$out/sanitize.txt"
+        t0=$(date +%s)
+        timeout "${SANITIZE_TIMEOUT:-240}" "$san" --tool "$tool" --error-exitcode 7 "$path" "--gtest_filter=$big" \
+          >"$logs/san_${tool}_$bin.log" 2>&1 || status=3
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)|FAILED|rror" "$logs/san_${tool}_$bin.log" | head -8 >>"$out/sanitize.txt"
+        echo "   ($(( $(date +%s) - t0 )) s)" >>"$out/sanitize.txt"
       done
     done
   fi

@@ -18,6 +18,14 @@ inline bool gpu_required() {
   const char* v = std::getenv("FLY_REQUIRE_GPU");
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
+// FLY_TEST_SANITIZER_SWEEP=1 (tools/h200_check.sh's SANITIZE=1 sets it under compute-sanitizer):
+// the per-variant sweeps run every variant on their small cases with edges and tails only, so
+// that every kernel runs under each tool within the device's time; the shapes whose point is size
+// (K = 8192 and 16384, the 2 GiB and 4 GiB operands) stay in the plain run.
+inline bool sanitizer_sweep() {
+  const char* v = std::getenv("FLY_TEST_SANITIZER_SWEEP");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
 }  // namespace fly_test
 
 #define FLY_SKIP_WITHOUT_GPU()                                                                                \

@@ -128,9 +128,10 @@ TEST(GemmVariantsCuda, EveryVariantMatchesTheHostReference) {
   for (const auto& v : variants) {
     if (v.target != fly::dispatch::Target::sm90a) continue;
     const int64_t a = v.align_elems;
-    // a full tile, tails in every dimension, and a skinny decode shape
-    run_variant(v, v.bm, v.bn, v.bk, seed++);
+    // a full tile, tails in every dimension, and a skinny decode shape (a sanitizer sweep: the tails)
     run_variant(v, v.bm * 2 + 3, v.bn + 5, v.bk + 2 * a, seed++);
+    if (fly_test::sanitizer_sweep()) continue;
+    run_variant(v, v.bm, v.bn, v.bk, seed++);
     run_variant(v, 1, 3 * v.bn - 1, a, seed++);
     run_variant(v, 17, 31, 4 * v.bk + a, seed++);
     if (HasFatalFailure()) return;
@@ -147,8 +148,9 @@ TEST(GemmVariantsCuda, EveryVariantOnRandomDataStaysWithinTheBound) {
   for (const auto& v : variants) {
     if (v.target != fly::dispatch::Target::sm90a) continue;
     const int64_t a = v.align_elems;
-    run_variant(v, v.bm, v.bn, v.bk, seed++, Data::random);
     run_variant(v, v.bm * 2 + 3, v.bn + 5, v.bk + 2 * a, seed++, Data::random);
+    if (fly_test::sanitizer_sweep()) continue;
+    run_variant(v, v.bm, v.bn, v.bk, seed++, Data::random);
     run_variant(v, 17, 31, 8192, seed++, Data::random);
     if (HasFatalFailure()) return;
   }
