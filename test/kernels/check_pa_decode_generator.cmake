@@ -1,6 +1,6 @@
 # cmake -DGEN=<fly_pa_decode_generator> -DTABLE=<table> -DOUT=<dir> -P check_pa_decode_generator.cmake
-# The paged-decode generator accepts the valid cells of both kernels (block steps and per-warp
-# pipelines, cp.async- or TMA-fed), rejects each invalid one with the reason, and writes one file per accepted cell.
+# The paged-decode generator accepts the valid cells of its kernels (block steps, per-warp
+# pipelines cp.async- or TMA-fed, shared rings), rejects each invalid one with the reason, and writes one file per accepted cell.
 include(${CMAKE_CURRENT_LIST_DIR}/generator_checks.cmake)
 fly_run_generator(out --targets sm90a,gfx942 --registry sm90a)
 set(expect
@@ -19,5 +19,10 @@ set(expect
   "reject pa_decode_sm90a_d64_fp8_vtok_t16w4s3tma: a 64-byte row is not whole 128-byte TMA swizzle spans"
   "reject pa_decode_sm90a_d128_bf16_vtok_t64w4s2tma: TMA feeds per-warp pipelines only"
   "reject pa_decode_gfx942_d128_bf16_vtok_t64w4s2: paged decode has sm90a kernels only"
-  "registry [^\n]* 3\n")
+  "file sm90a [^\n]*/pa_decode_sm90a_d128_bf16_vtok_t16w6s12ring.cu"
+  "reject pa_decode_sm90a_d128_bf16_vdim_t16w6s12ring: TMA boxes feed token-major tiles"
+  "reject pa_decode_sm90a_d128_fp8_vtok_t16w6s8ring: 8 stages leave some of 6 consumers no group in flight"
+  "reject pa_decode_sm90a_d128_bf16_vtok_t16w6s28ring: 28 stages need [0-9]+ bytes of shared memory"
+  "reject pa_decode_sm90a_d128_bf16_vtok_t64w4s8ring: a ring's stage is one 16-token group, not 64 tokens"
+  "registry [^\n]* 4\n")
 fly_check_generator_output("${out}" ${expect})

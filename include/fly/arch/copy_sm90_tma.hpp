@@ -161,6 +161,19 @@ struct SM90_TMA_LOAD_5D {
     detail::arch_unavailable_sm90(tensor_map, bar, smem, c0, c1, c2, c3, c4);
 #endif
   }
+  // The same, with the box's and the barrier's shared-window addresses (what smem_u32 gives) in hand.
+  FLY_HOST_DEVICE static void copy(void const* tensor_map, uint32_t bar, uint32_t smem, int32_t c0, int32_t c1, int32_t c2,
+                                   int32_t c3, int32_t c4) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+    asm volatile(
+        "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5, %6, %7}], [%2];\n" ::"r"(
+            smem),
+        "l"(reinterpret_cast<uint64_t>(tensor_map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4)
+        : "memory");
+#else
+    detail::arch_unavailable_sm90(tensor_map, bar, smem, c0, c1, c2, c3, c4);
+#endif
+  }
 };
 
 // Orders this thread's earlier shared-memory accesses (the generic proxy: ld/st, ldmatrix) before

@@ -38,6 +38,7 @@ struct PaDecodeVariant {
                           // block's warps share each step's stage
   bool tma;               // per-warp pipelines fed by TMA boxes (token-major caches whose tensor maps
                           // encode: pa_decode_tma_rejection), else by cp.async
+  bool ring;              // TMA-fed from one ring per block by a producer warp (warps: the consumers)
   // Enqueues the decode (and the reduce when plan.splits > 1) on the caller's stream.
   fly_status_t (*launch)(const PaDecodeProblem&, const PaDecodePlan&, void* stream);
   // Blocks of the kernel one SM holds at once on the current device (registers, shared memory),

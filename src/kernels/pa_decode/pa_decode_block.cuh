@@ -1,8 +1,9 @@
 // What every paged-decode block does around its main loop, whatever feeds its warps: the grid
 // mapping of a block, Q staged in shared memory in the MMA type, each row's visible tokens, and
 // the epilogue that merges the warps' partial softmaxes into out + lse (one split) or the split's
-// partials (several). Both kernels use it: pa_decode_kernel.cuh (the block's warps share each
-// stage) and pa_decode_warp_kernel.cuh (each warp runs its own pipeline).
+// partials (several). Every kernel uses it: pa_decode_kernel.cuh (the block's warps share each
+// stage), pa_decode_warp_kernel.cuh (each warp runs its own pipeline) and pa_decode_ring_kernel.cuh
+// (a producer warp feeds the computing warps from one ring).
 //
 // `Block` is the block's shape: head_dim, kind, v_dim_major, rows, warps, threads, q_pitch, o_pitch.
 #pragma once
@@ -66,7 +67,7 @@ struct BlockWork {
 };
 
 // Q's 16 rows x head_dim in shared memory (pitch q_pitch), converted to the MMA type; rows past the
-// group x q_len are zero. Called by every thread of the block; the caller synchronises.
+// group x q_len are zero. Called by every computing thread (Block::threads); the caller synchronises.
 template <class Block>
 __device__ void stage_q(const PaDecodeParams& p, uint16_t* qs, const RowMap& rows, int seq, int kv_head, int tid) {
   constexpr bool bf16_mma = Block::kind == KvKind::bf16;
@@ -107,6 +108,14 @@ __device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p
   }
 }
 
+// A barrier over the block's computing threads (the first Block::threads): the whole block for the
+// kernels whose every warp computes; a ring block's producer warp (pa_decode_ring_kernel.cuh) is not
+// among them, and may have exited.
+template <class Block>
+__device__ __forceinline__ void sync_compute() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(Block::threads) : "memory");
+}
+
 // Runs the main loop compiled for the call's options: loop(fnuz, capped) with fnuz =
 // std::true_type for an e4m3fnuz cache (it widens differently, pa_decode_fragments.cuh) and capped =
 // std::true_type when a logit soft-cap is set, so the common loop carries neither test per logit.
@@ -127,7 +136,7 @@ __device__ __forceinline__ void for_loop_options(const PaDecodeParams& p, Loop&&
 }
 
 // Merges the warps' (max, sum, O) per row through `scratch`, then writes out + lse, or the split's
-// partials. Called by every thread of the block after the warps stopped reading shared memory.
+// partials. Called by every computing thread after the warps stopped reading shared memory.
 template <class Block, class Warp>
 __device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, unsigned char* scratch, int seq,
                          int kv_head, int split, int tid) {
@@ -150,7 +159,7 @@ __device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, 
         os[(warp * Block::rows + r) * Block::o_pitch + d_of<Block::kind, Block::v_dim_major>(dj, 2 * t + e)] =
             ws.o[dj][2 * rh + e];
   }
-  __syncthreads();
+  sync_compute<Block>();
   const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
   const bool out_bf16 = Block::kind == KvKind::fp8 ? p.q_bf16 : Block::kind == KvKind::bf16;
   const int64_t q_heads = int64_t(p.num_kv_heads) * p.group;
@@ -210,7 +219,7 @@ __device__ __forceinline__ void finish(const PaDecodeParams& p, Warp& ws, const 
                                        const BlockWork& w, int tid) {
   fly::cp_async_wait_all();
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-  __syncthreads();
+  sync_compute<Block>();
   epilogue<Block>(p, ws, rows, scratch, w.seq, w.kv_head, w.split, tid);
 }
 

@@ -39,6 +39,31 @@ struct GroupSlot {
   uint32_t stage;  // shared address
 };
 
+// One group's K and V boxes (16 slots of kv head `kv_head` in page `block`, from slot `slot`) into
+// the stage at shared address `stage`, counted by the mbarrier at `bar`.
+template <class Step>
+__device__ __forceinline__ void load_group_boxes(const CUtensorMap* kmap, const CUtensorMap* vmap, uint32_t bar,
+                                                 uint32_t stage, int32_t slot, int32_t kv_head, int32_t block) {
+  fly::SM90_TMA_LOAD_5D::copy(kmap, bar, stage, 0, slot, 0, kv_head, block);
+  fly::SM90_TMA_LOAD_5D::copy(vmap, bar, stage + Step::tile_bytes, 0, slot, 0, kv_head, block);
+}
+
+// The tokens past the block's end in a TMA-filled stage (left < 16 of them are the block's): the
+// page's slots there may hold anything, NaN included, and a masked P = 0 does not cancel NaN in
+// P V; their V rows become zeros (K needs nothing: masked logits are set, not scaled). Only a
+// block's last group has a tail, so no TMA refills the stage after these generic-proxy stores; the
+// fence would order them before one.
+template <class Step>
+__device__ void zero_v_tail(uint32_t stage, int32_t left, int lane) {
+  const int chunks = (16 - left) * Step::row_chunks;
+  for (int idx = lane; idx < chunks; idx += 32) {
+    const int row = left + idx / Step::row_chunks, c = idx % Step::row_chunks;
+    const uint32_t at = stage + Step::tile_bytes + 16 * Step::kv_chunk(row, c);
+    asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};\n" ::"r"(at), "r"(0) : "memory");
+  }
+  fly::fence_proxy_async_shared();
+}
+
 template <class T>
 struct CpAsyncFeed {
   using Step = typename T::Step;
@@ -105,8 +130,7 @@ struct TmaFeed {
     uint64_t* bar = bars + i % T::stages;
     fly::mbarrier::arrive_expect_tx(bar, Step::stage_bytes);
     const int32_t slot = g.tok0 & ((1 << walk.block_size_log2) - 1);
-    fly::SM90_TMA_LOAD_5D::copy(kmap, bar, shared_ptr(g.stage), 0, slot, 0, walk.kv_head, block);
-    fly::SM90_TMA_LOAD_5D::copy(vmap, bar, shared_ptr(g.stage + Step::tile_bytes), 0, slot, 0, walk.kv_head, block);
+    load_group_boxes<Step>(kmap, vmap, fly::detail::smem_u32(bar), g.stage, slot, walk.kv_head, block);
   }
   __device__ void commit() {}
   // The stage refilled next (group i - 1's) is free once every lane passed the __syncwarp: its
@@ -114,30 +138,8 @@ struct TmaFeed {
   // pipelines release a stage the same way, with no proxy fence for reads).
   __device__ void acquire(int i, const GroupSlot& g, int lane) {
     fly::mbarrier::wait(bars + i % T::stages, uint32_t(i / T::stages) & 1u);
-    if (g.left < 16) zero_v_tail(g, lane);
+    if (g.left < 16) zero_v_tail<Step>(g.stage, g.left, lane);
     __syncwarp();
-  }
-
- private:
-  // A generic pointer whose shared-window address is `addr` (what smem_u32 gives back).
-  __device__ static void* shared_ptr(uint32_t addr) {
-    void* p;
-    asm("{\n .reg .u64 a;\n cvt.u64.u32 a, %1;\n cvta.shared.u64 %0, a;\n}\n" : "=l"(p) : "r"(addr));
-    return p;
-  }
-  // The tokens past the block's end: the page's slots there may hold anything, NaN included, and a
-  // masked P = 0 does not cancel NaN in P V; their V rows become zeros (K needs nothing: masked
-  // logits are set, not scaled).
-  __device__ static void zero_v_tail(const GroupSlot& g, int lane) {
-    const int chunks = (16 - g.left) * Step::row_chunks;
-    for (int idx = lane; idx < chunks; idx += 32) {
-      const int row = g.left + idx / Step::row_chunks, c = idx % Step::row_chunks;
-      const uint32_t at = g.stage + Step::tile_bytes + 16 * Step::kv_chunk(row, c);
-      asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};\n" ::"r"(at), "r"(0) : "memory");
-    }
-    // only a block's last group has a tail, so no TMA refills this stage; were one to, it must
-    // come after these generic-proxy stores
-    fly::fence_proxy_async_shared();
   }
 };
 
