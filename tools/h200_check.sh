@@ -7,7 +7,8 @@
 # src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
 # rows of fly_bench again (bench_tuned.txt).
 # SANITIZE=1 builds the GPU test binaries only and runs every one of them under compute-sanitizer
-# memcheck, racecheck and synccheck (SANITIZE_TOOLS narrows the tools), the per-variant sweeps on
+# memcheck, synccheck and racecheck (SANITIZE_TOOLS narrows the tools; SANITIZE_DEADLINE, seconds
+# from the start, default 560, keeps it inside one device call), the per-variant sweeps on
 # their small cases (FLY_TEST_SANITIZER_SWEEP=1); each must report no error (sanitize.txt;
 # docs/reliability.md).
 # FLY_REQUIRE_GPU=1 (exported) makes fly_bench (and any test that honours it) fail when no GPU is
@@ -22,6 +23,7 @@
 # tables in pool order (FLY_BENCH_PA_ORDER).
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 set -uo pipefail
+script_start=$(date +%s)
 export FLY_REQUIRE_GPU=1
 out=${OUT:-/tmp/fly-h200}
 tune=${TUNE:-0}
@@ -55,12 +57,17 @@ if [[ $sanitize == 1 ]]; then
   export FLY_TEST_SANITIZER_SWEEP=1
   big='-*OperandBeyondTwoGiB:*CacheBeyondFourGiB'
   if ((status == 0)); then
-    for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+    # SANITIZE_DEADLINE (seconds from the script's start) keeps the whole run inside one device call:
+    # a run that would start past it is listed as not run, and each run gets at most the time left.
+    deadline=$(( script_start + ${SANITIZE_DEADLINE:-560} ))
+    for tool in ${SANITIZE_TOOLS:-memcheck synccheck racecheck}; do
       for bin in "${gpu_tests[@]}"; do
         path=$(find build/cuda/test -name "$bin" -type f | head -1)
         echo "== $tool: $bin" >>"$out/sanitize.txt"
         t0=$(date +%s)
-        timeout "${SANITIZE_TIMEOUT:-240}" "$san" --tool "$tool" --error-exitcode 7 "$path" "--gtest_filter=$big" \
+        left=$(( deadline - t0 )); limit=${SANITIZE_TIMEOUT:-240}; ((left < limit)) && limit=$left
+        if ((limit < 10)); then echo "   not run: past SANITIZE_DEADLINE" >>"$out/sanitize.txt"; status=3; continue; fi
+        timeout "$limit" "$san" --tool "$tool" --error-exitcode 7 "$path" "--gtest_filter=$big" \
           >"$logs/san_${tool}_$bin.log" 2>&1 || status=3
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)|FAILED|rror" "$logs/san_${tool}_$bin.log" | head -8 >>"$out/sanitize.txt"
         echo "   ($(( $(date +%s) - t0 )) s)" >>"$out/sanitize.txt"
