@@ -112,3 +112,26 @@ TEST(PaDecodePlan, PerWarpPipelinesWinOverDeeperBlockSteps) {
   EXPECT_STREQ(chosen->name, "plan_test_per_warp");
   EXPECT_EQ(plan.split_tokens % 64, 0);
 }
+
+TEST(PaDecodePlan, TheSharedRingIsChosenOnlyWhenNamedOrAlone) {
+  // the ring cell lost to the per-warp feeds on most rows (docs/pa-decode.md, "Shared ring"): it
+  // ranks below them however deep its ring, yet serves a problem nothing else is compiled for
+  PaDecodeVariant per_warp = variant(64);
+  per_warp.name = "plan_test_per_warp";
+  per_warp.stages = 3;
+  per_warp.per_warp = true;
+  PaDecodeVariant ring = per_warp;
+  ring.name = "plan_test_ring";
+  ring.stages = 24;
+  ring.ring = true;
+  const PaDecodeVariant both[] = {ring, per_warp};
+  PaDecodePlan plan;
+  std::string why;
+  const PaDecodeVariant* chosen = fly::dispatch::select_pa_decode_variant(both, problem(8, 8192), Target::sm90a, 132, &plan, &why);
+  ASSERT_NE(chosen, nullptr) << why;
+  EXPECT_STREQ(chosen->name, "plan_test_per_warp");
+  const PaDecodeVariant alone[] = {ring};
+  chosen = fly::dispatch::select_pa_decode_variant(alone, problem(8, 8192), Target::sm90a, 132, &plan, &why);
+  ASSERT_NE(chosen, nullptr) << why;
+  EXPECT_STREQ(chosen->name, "plan_test_ring");
+}
