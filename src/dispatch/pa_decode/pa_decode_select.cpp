@@ -101,11 +101,12 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     if (forced_variant() != nullptr && std::string(v.name) != forced_variant()) continue;
     // fewest row chunks (each re-reads the cache, from L2 at best), then per-warp pipelines (more
     // of the ring in flight, docs/pa-decode.md), then a producer warp's shared ring (more consumer
-    // warps per SM), then TMA feeds (fewer instructions per token), then the deepest pipeline
+    // warps per SM), then TMA feeds (fewer instructions per token), then the deepest pipeline,
+    // then (gfx942) the widest buffer loads (fewer load instructions per row)
     auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
     auto rank = [&](const PaDecodeVariant& x) {
       return std::make_tuple(-chunks(x), x.per_warp ? 1 : 0, x.ring ? 1 : 0, x.tma ? 1 : 0,
-                             int64_t(x.tokens_per_step) * x.stages);
+                             int64_t(x.tokens_per_step) * x.stages, x.load_bits);
     };
     if (best == nullptr || rank(v) > rank(*best)) best = &v;
   }
