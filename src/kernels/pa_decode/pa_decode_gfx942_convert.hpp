@@ -68,6 +68,27 @@ FLY_HOST_DEVICE inline float fnuz_value(uint8_t c) {
   return (c & 0x80) != 0 ? -v : v;
 }
 
+// Four floats (|x| < 240) as four e4m3fnuz bytes, element 0 in the low byte: the hardware's
+// v_cvt_pk_fp8_f32 (round to nearest even) on the GPU, to_fnuz on the host.
+FLY_HOST_DEVICE inline uint32_t pack_fnuz4(float a, float b, float c, float d) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  const int lo = __builtin_amdgcn_cvt_pk_fp8_f32(a, b, 0, false);
+  return uint32_t(__builtin_amdgcn_cvt_pk_fp8_f32(c, d, lo, true));
+#else
+  return uint32_t(to_fnuz(a)) | (uint32_t(to_fnuz(b)) << 8) | (uint32_t(to_fnuz(c)) << 16) | (uint32_t(to_fnuz(d)) << 24);
+#endif
+}
+
+// The value of byte `sel` of four e4m3fnuz bytes (v_cvt_f32_fp8 on the GPU).
+template <int Sel>
+FLY_HOST_DEVICE inline float fnuz_byte(uint32_t w) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  return __builtin_amdgcn_cvt_f32_fp8(int(w), Sel);
+#else
+  return fnuz_value(uint8_t(w >> (8 * Sel)));
+#endif
+}
+
 // Round-to-nearest-even to bf16 / f16 bits (finite inputs).
 FLY_HOST_DEVICE inline uint16_t to_bf16(float x) {
   const uint32_t u = float_bits(x);

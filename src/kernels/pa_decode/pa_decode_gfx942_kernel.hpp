@@ -32,7 +32,15 @@ namespace fly::kernels::pa::gfx942 {
 inline constexpr float kLog2e = 1.4426950408889634f;
 inline constexpr float kNegInf = -__builtin_huge_valf();
 
-FLY_HOST_DEVICE inline float fast_exp2(float x) { return exp2f(x); }
+// 2^x as one v_exp_f32 on the GPU (results below 2^-126 flush to zero: negligible beside a softmax
+// sum of at least 1); exp2f on the host.
+FLY_HOST_DEVICE inline float fast_exp2(float x) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  return __builtin_amdgcn_exp2f(x);
+#else
+  return exp2f(x);
+#endif
+}
 
 // One block's work, as in the sm_90a kernels: row chunk fastest, then split, kv head, sequence.
 struct Work {
@@ -118,15 +126,10 @@ struct Kernel {
       f.scale = bits_float(uint32_t(127 + ex) << 23);
       FLY_UNROLL
       for (int k = 0; k < T::span_words; ++k) {
-        uint32_t h = 0, l = 0;
-        FLY_UNROLL
-        for (int b = 0; b < 4; ++b) {
-          const float v = x[4 * k + b] * inv;
-          const uint8_t hb = to_fnuz(v);
-          const uint8_t lb = to_fnuz((v - fnuz_value(hb)) * 16.f);
-          h |= uint32_t(hb) << (8 * b);
-          l |= uint32_t(lb) << (8 * b);
-        }
+        const float v0 = x[4 * k] * inv, v1 = x[4 * k + 1] * inv, v2 = x[4 * k + 2] * inv, v3 = x[4 * k + 3] * inv;
+        const uint32_t h = pack_fnuz4(v0, v1, v2, v3);
+        const uint32_t l = pack_fnuz4((v0 - fnuz_byte<0>(h)) * 16.f, (v1 - fnuz_byte<1>(h)) * 16.f,
+                                      (v2 - fnuz_byte<2>(h)) * 16.f, (v3 - fnuz_byte<3>(h)) * 16.f);
         f.hi[k] = h;
         f.lo[k] = l;
       }
@@ -183,26 +186,29 @@ struct Kernel {
     }
   }
 
-  // Token-major V: the wave's 16 rows through its LDS stage, read back four tokens per lane.
+  // Token-major V: the wave's 16 rows through its LDS stage, written transposed ([dim][token]) so
+  // that a lane reads its four tokens of one dim as one 32-bit (fp8) or 64-bit (16-bit) word.
   FLY_HOST_DEVICE static void stage_v(unsigned char* stage, const uint32_t (&w)[T::span_words], int lane,
                                       uint32_t (&v)[T::dchunks][2]) {
     const int i = lane % 16, g = lane / 16;
     FLY_UNROLL
-    for (int k = 0; k < T::span_words; ++k)
-      reinterpret_cast<uint32_t*>(stage + i * T::stage_pitch + g * T::span * T::esize)[k] = w[k];
+    for (int e = 0; e < T::span; ++e) {
+      unsigned char* at = stage + (g * T::span + e) * T::stage_pitch + i * T::esize;
+      if constexpr (T::fp8) {
+        *at = uint8_t(w[e / 4] >> (8 * (e % 4)));
+      } else {
+        *reinterpret_cast<uint16_t*>(at) = uint16_t(w[e / 2] >> (16 * (e % 2)));
+      }
+    }
     wave_sync();
     FLY_UNROLL
     for (int ch = 0; ch < T::dchunks; ++ch) {
-      const int d = 16 * ch + i;
+      const unsigned char* at = stage + (16 * ch + i) * T::stage_pitch + 4 * g * T::esize;
       if constexpr (T::fp8) {
-        uint32_t four = 0;
-        FLY_UNROLL
-        for (int e = 0; e < 4; ++e) four |= uint32_t(stage[(4 * g + e) * T::stage_pitch + d]) << (8 * e);
-        widen_fp8x4(four, v[ch][0], v[ch][1]);
+        widen_fp8x4(*reinterpret_cast<const uint32_t*>(at), v[ch][0], v[ch][1]);
       } else {
-        auto at = [&](int e) { return uint32_t(*reinterpret_cast<const uint16_t*>(stage + (4 * g + e) * T::stage_pitch + 2 * d)); };
-        v[ch][0] = at(0) | (at(1) << 16);
-        v[ch][1] = at(2) | (at(3) << 16);
+        v[ch][0] = reinterpret_cast<const uint32_t*>(at)[0];
+        v[ch][1] = reinterpret_cast<const uint32_t*>(at)[1];
       }
     }
     wave_sync();  // every lane read the stage before the next step writes it
@@ -252,6 +258,9 @@ struct Kernel {
     const bool row_valid = t + i < w.hi;  // loading lane's token (i)
     alignas(16) uint32_t kw[T::span_words];
     load_row(kb, p.k, w.kv_head, (t + i) & bs_mask, g, kw);
+    float s[4];
+    qk(kw, q, s, p.fnuz);
+    // V after QK: K's registers are free again (occupancy hides the load latency)
     uint32_t v[T::dchunks][2];
     alignas(16) uint32_t vw[T::v_dim_major ? 1 : T::span_words];
     if constexpr (T::v_dim_major) {
@@ -259,9 +268,6 @@ struct Kernel {
     } else {
       load_row(vb, p.v, w.kv_head, (t + i) & bs_mask, g, vw);
     }
-
-    float s[4];
-    qk(kw, q, s, p.fnuz);
     float mx = kNegInf;
     FLY_UNROLL
     for (int r = 0; r < 4; ++r) {
@@ -324,43 +330,38 @@ struct Kernel {
     static_cast<uint16_t*>(out)[at] = bf16 ? to_bf16(x) : to_f16(x);
   }
 
-  // Merges the waves' (O, m, l) in wave 0 through LDS, then writes out + lse, or the split's partials.
+  // Merges the waves' (O, m, l) into wave 0, one wave at a time through one wave's worth of LDS
+  // (a buffer for every wave at once would take the LDS of two more blocks per CU).
   FLY_HOST_DEVICE static void epilogue(const PaDecodeParams& p, const Work& w, State& st, unsigned char* smem, int wave,
                                        int lane) {
-    float* os = reinterpret_cast<float*>(smem);                        // [wave - 1][chunk][lane][4]
-    float* ml = os + (T::waves - 1) * T::dchunks * 64 * 4;             // [wave - 1][lane][2]
-    block_sync();  // every wave is done with its V stage
-    if (wave > 0) {
-      FLY_UNROLL
-      for (int ch = 0; ch < T::dchunks; ++ch)
-        FLY_UNROLL
-        for (int r = 0; r < 4; ++r) os[(((wave - 1) * T::dchunks + ch) * 64 + lane) * 4 + r] = st.o[ch][r];
-      ml[((wave - 1) * 64 + lane) * 2] = st.m;
-      ml[((wave - 1) * 64 + lane) * 2 + 1] = st.l;
-    }
-    block_sync();
-    if (wave != 0) return;
-    float m = st.m;
-    for (int x = 1; x < T::waves; ++x) m = fmaxf(m, ml[((x - 1) * 64 + lane) * 2]);
-    float l = 0.f;
-    if (m != kNegInf) {
-      const float c0 = fast_exp2(st.m - m);
-      l = st.l * c0;
-      FLY_UNROLL
-      for (int ch = 0; ch < T::dchunks; ++ch)
-        FLY_UNROLL
-        for (int r = 0; r < 4; ++r) st.o[ch][r] *= c0;
-      for (int x = 1; x < T::waves; ++x) {
-        const float mx = ml[((x - 1) * 64 + lane) * 2];
-        if (mx == kNegInf) continue;
-        const float c = fast_exp2(mx - m);
-        l += ml[((x - 1) * 64 + lane) * 2 + 1] * c;
+    float* os = reinterpret_cast<float*>(smem);  // [chunk][lane][4]
+    float* ml = os + T::dchunks * 64 * 4;        // [lane][2]
+    float m = st.m, l = st.l;
+    for (int x = 1; x < T::waves; ++x) {
+      block_sync();  // the buffer is free (x = 1: every wave is done with its V stage)
+      if (wave == x) {
         FLY_UNROLL
         for (int ch = 0; ch < T::dchunks; ++ch)
           FLY_UNROLL
-          for (int r = 0; r < 4; ++r) st.o[ch][r] += os[(((x - 1) * T::dchunks + ch) * 64 + lane) * 4 + r] * c;
+          for (int r = 0; r < 4; ++r) os[(ch * 64 + lane) * 4 + r] = st.o[ch][r];
+        ml[lane * 2] = st.m;
+        ml[lane * 2 + 1] = st.l;
+      }
+      block_sync();
+      if (wave == 0) {
+        const float mx = ml[lane * 2];
+        if (mx == kNegInf) continue;  // wave x saw nothing for this row
+        const float mm = fmaxf(m, mx);
+        const float a = fast_exp2(m - mm), b = fast_exp2(mx - mm);  // m = -inf: a = 0
+        l = l * a + ml[lane * 2 + 1] * b;
+        FLY_UNROLL
+        for (int ch = 0; ch < T::dchunks; ++ch)
+          FLY_UNROLL
+          for (int r = 0; r < 4; ++r) st.o[ch][r] = st.o[ch][r] * a + os[(ch * 64 + lane) * 4 + r] * b;
+        m = mm;
       }
     }
+    if (wave != 0) return;
     const int j = lane % 16, g = lane / 16;
     const int32_t r = w.first_row + j;
     if (r >= w.row_count) return;
@@ -428,7 +429,7 @@ struct Kernel {
       for (int r = 0; r < 4; ++r) st.o[ch][r] = 0.f;
     st.m = kNegInf;
     st.l = 0.f;
-    unsigned char* stage = smem + (T::v_dim_major ? 0 : wave * 16 * T::stage_pitch);
+    unsigned char* stage = smem + (T::v_dim_major ? 0 : wave * T::head_dim * T::stage_pitch);
     for (int32_t t0 = w.lo; t0 < w.hi; t0 += T::tokens) {
       const int32_t t = t0 + 16 * wave;
       if (t >= w.hi) break;  // wave-uniform: this wave's tokens are past the context

@@ -31,6 +31,10 @@ struct Tile {
   static constexpr int span_words = span * esize / 4;  // ... as 32-bit words
   static constexpr int ksteps = span * esize / 8;      // QK MFMAs: 8 bytes of the span each
   static constexpr int dchunks = HeadDim / 16;         // PV MFMAs: 16 dims of O each
+  // Waves per SIMD the compiler must fit (HIP's __launch_bounds__ second argument): with a bound
+  // the MFMA accumulators stay in arch VGPRs (no AGPR copies around the softmax rescale).
+  // (what fits without spills today, test/register_budgets.txt)
+  static constexpr int min_waves_per_eu = HeadDim >= 256 ? 2 : HeadDim <= 64 || (fp8 && !VDimMajor) ? 5 : 4;
   static constexpr int load_bytes = LoadBits / 8;
   static constexpr int loads = span * esize / load_bytes;
 
@@ -41,12 +45,12 @@ struct Tile {
   using PvOp = std::conditional_t<Kind == Kv::bf16, GFX942_MFMA_F32_16x16x16_BF16, GFX942_MFMA_F32_16x16x16_F16>;
   using Load = GFX942_BufferLoad<LoadBits>;
 
-  // LDS: token-major V goes through a per-wave stage (16 rows, +4 bytes a row against bank
-  // conflicts) to reach the MFMA's 4-tokens-per-lane operand; the epilogue reuses it for the
-  // other waves' (O, max, sum).
-  static constexpr int stage_pitch = HeadDim * esize + 4;
-  static constexpr int stage_bytes = VDimMajor ? 0 : Waves * 16 * stage_pitch;
-  static constexpr int merge_bytes = (Waves - 1) * (HeadDim * 16 + 2 * 64) * 4;
+  // LDS: token-major V goes through a per-wave stage, transposed to [head_dim][16 tokens] (+4 or
+  // +8 bytes a dim against bank conflicts, keeping 64-bit reads aligned) to reach the MFMA's
+  // 4-tokens-per-lane operand; the epilogue reuses it for the other waves' (O, max, sum).
+  static constexpr int stage_pitch = 16 * esize + 4 * esize;
+  static constexpr int stage_bytes = VDimMajor ? 0 : Waves * HeadDim * stage_pitch;
+  static constexpr int merge_bytes = (HeadDim * 16 + 2 * 64) * 4;  // one wave's (O, m, l)
   static constexpr int smem_bytes = stage_bytes > merge_bytes ? stage_bytes : merge_bytes;
 
   static_assert(HeadDim % 64 == 0, "head_dim is a multiple of 64: four lane groups of whole 16-byte chunks");

@@ -132,7 +132,7 @@ std::string check_gfx942(const Cell& c) {
     return atom + ": a lane's " + std::to_string(span_bytes) + "-byte quarter of a " + c.kv + " row (layout " + c.vlayout +
            ") is not whole " + std::to_string(c.load_bits / 8) + "-byte loads";
   const int stage = c.vlayout == "tok" ? c.warps * 16 * (c.head_dim * c.elem_bytes() + 4) : 0;
-  const int merge = (c.warps - 1) * (c.head_dim * 16 + 128) * 4;
+  const int merge = (c.head_dim * 16 + 128) * 4;
   const int lds = std::max(stage, merge);
   if (lds > kGfx942LdsBytes)
     return std::to_string(c.warps) + " wavefronts need " + std::to_string(lds) + " bytes of LDS (V stage " + std::to_string(stage) +
@@ -187,7 +187,8 @@ void write_tu_gfx942(const std::string& path, const Cell& c) {
     << "using Tile = fly::kernels::pa::gfx942::Tile<" << c.head_dim << ", " << kind << ", " << vdim << ", " << c.warps << ", "
     << c.load_bits << ">;\nusing Body = fly::kernels::pa::gfx942::Kernel<Tile>;\n"
     << "using Reduce = fly::kernels::pa::gfx942::Reduce<" << c.head_dim << ">;\n}  // namespace\n\n"
-    << "extern \"C\" __global__ void __launch_bounds__(Tile::threads) " << n << "(const fly::kernels::PaDecodeParams p) {\n"
+    << "extern \"C\" __global__ void __launch_bounds__(Tile::threads, Tile::min_waves_per_eu) " << n
+    << "(const fly::kernels::PaDecodeParams p) {\n"
     << "  __shared__ __attribute__((aligned(16))) unsigned char smem[Tile::smem_bytes];\n"
     << "  Body::run(p, smem, int(blockIdx.x), int(threadIdx.x));\n}\n\n"
     << "extern \"C\" __global__ void __launch_bounds__(Reduce::threads) " << n
