@@ -111,6 +111,17 @@ FLY_HOST_DEVICE inline uint16_t to_f16(float x) {
   return uint16_t(sign | ((r - 0x38000000u) >> 13));
 #endif
 }
+// Two floats as one word of two f16 (a in the low half).
+FLY_HOST_DEVICE inline uint32_t to_f16x2(float a, float b) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  typedef _Float16 half2_t __attribute__((ext_vector_type(2)));
+  return __builtin_bit_cast(uint32_t, half2_t{static_cast<_Float16>(a), static_cast<_Float16>(b)});
+#else
+  return uint32_t(to_f16(a)) | (uint32_t(to_f16(b)) << 16);
+#endif
+}
+FLY_HOST_DEVICE inline uint32_t to_bf16x2(float a, float b) { return uint32_t(to_bf16(a)) | (uint32_t(to_bf16(b)) << 16); }
+
 FLY_HOST_DEVICE inline float bf16_value(uint16_t b) { return bits_float(uint32_t(b) << 16); }
 FLY_HOST_DEVICE inline float f16_value(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16;

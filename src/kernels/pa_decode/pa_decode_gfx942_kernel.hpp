@@ -136,13 +136,16 @@ struct Kernel {
     }
   }
 
-  // The cache block holding tokens [t, t + 16) (one block: block sizes are multiples of 16) as a
-  // buffer of bytes; empty for a bad block id.
-  FLY_HOST_DEVICE static buffer_ptr<uint8_t> block_buffer(const PaDecodeParams& p, const PagedCacheView& c,
-                                                          buffer_ptr<int32_t> table, int32_t t) {
+  // The id of the cache block holding tokens [t, t + 16) (one block: block sizes are multiples of
+  // 16), wave-uniform.
+  FLY_HOST_DEVICE static int32_t block_id(const PaDecodeParams& p, buffer_ptr<int32_t> table, int32_t t) {
     alignas(16) int32_t id[1];
     BufferCopy32b::copy(table + (t >> p.block_size_log2), id);
-    const int32_t b = uniform(id[0]);
+    return uniform(id[0]);
+  }
+
+  // Cache block b as a buffer of bytes; empty for a bad block id (its K and V read as zeros).
+  FLY_HOST_DEVICE static buffer_ptr<uint8_t> block_buffer(const PaDecodeParams& p, const PagedCacheView& c, int32_t b) {
     const bool ok = b >= 0 && b < p.num_blocks;
     const auto* base = static_cast<const uint8_t*>(c.base) + (ok ? int64_t(b) * c.block * T::esize : 0);
     return make_buffer_ptr(base, ok ? uint32_t(c.block * T::esize) : 0u);
@@ -166,17 +169,20 @@ struct Kernel {
     }
   }
 
-  // V^T's A operand words of dim chunk c (two words: four tokens of dim 16 c + i, in the MMA type)
-  // for the dim-major vLLM V: one 64-bit (16-bit V) or 32-bit (fp8 V) load per chunk.
+  // V^T's A operand of dim chunk c as loaded: four tokens of dim 16 c + i, one word of fp8 bytes
+  // (widened at the MFMA) or two of 16-bit elements.
+  static constexpr int vwords = T::fp8 ? 1 : 2;
+
+  // ... for the dim-major vLLM V: one 64-bit (16-bit V) or 32-bit (fp8 V) load per chunk.
   FLY_HOST_DEVICE static void load_v_dim_major(buffer_ptr<uint8_t> buf, const PagedCacheView& c, int h, int j0, int i,
-                                               uint32_t (&v)[T::dchunks][2]) {
+                                               uint32_t (&v)[T::dchunks][vwords]) {
     FLY_UNROLL
     for (int ch = 0; ch < T::dchunks; ++ch) {
       const int32_t at = int32_t((int64_t(h) * c.head + int64_t(16 * ch + i) * c.dim + j0) * T::esize);
       if constexpr (T::fp8) {
         alignas(16) uint32_t w[1];
         BufferCopy32b::copy(buf + at, w);
-        widen_fp8x4(w[0], v[ch][0], v[ch][1]);
+        v[ch][0] = w[0];
       } else {
         alignas(16) uint32_t w[2];
         BufferCopy64b::copy(buf + at, w);
@@ -189,7 +195,7 @@ struct Kernel {
   // Token-major V: the wave's 16 rows through its LDS stage, written transposed ([dim][token]) so
   // that a lane reads its four tokens of one dim as one 32-bit (fp8) or 64-bit (16-bit) word.
   FLY_HOST_DEVICE static void stage_v(unsigned char* stage, const uint32_t (&w)[T::span_words], int lane,
-                                      uint32_t (&v)[T::dchunks][2]) {
+                                      uint32_t (&v)[T::dchunks][vwords]) {
     const int i = lane % 16, g = lane / 16;
     FLY_UNROLL
     for (int e = 0; e < T::span; ++e) {
@@ -205,13 +211,12 @@ struct Kernel {
     for (int ch = 0; ch < T::dchunks; ++ch) {
       const unsigned char* at = stage + (16 * ch + i) * T::stage_pitch + 4 * g * T::esize;
       if constexpr (T::fp8) {
-        widen_fp8x4(*reinterpret_cast<const uint32_t*>(at), v[ch][0], v[ch][1]);
+        v[ch][0] = *reinterpret_cast<const uint32_t*>(at);
       } else {
         v[ch][0] = reinterpret_cast<const uint32_t*>(at)[0];
         v[ch][1] = reinterpret_cast<const uint32_t*>(at)[1];
       }
     }
-    wave_sync();  // every lane read the stage before the next step writes it
   }
 
   // S^T for the wave's 16 tokens at t: K rows loaded, QK on the MFMA, in raw units.
@@ -253,15 +258,16 @@ struct Kernel {
                                    int32_t t, State& st) {
     const int i = lane % 16, g = lane / 16;
     const int bs_mask = (1 << p.block_size_log2) - 1;
-    const buffer_ptr<uint8_t> kb = block_buffer(p, p.k, table, t);
-    const buffer_ptr<uint8_t> vb = block_buffer(p, p.v, table, t);
+    const int32_t id = block_id(p, table, t);
+    const buffer_ptr<uint8_t> kb = block_buffer(p, p.k, id);
+    const buffer_ptr<uint8_t> vb = block_buffer(p, p.v, id);
     const bool row_valid = t + i < w.hi;  // loading lane's token (i)
     alignas(16) uint32_t kw[T::span_words];
     load_row(kb, p.k, w.kv_head, (t + i) & bs_mask, g, kw);
     float s[4];
     qk(kw, q, s, p.fnuz);
     // V after QK: K's registers are free again (occupancy hides the load latency)
-    uint32_t v[T::dchunks][2];
+    uint32_t v[T::dchunks][vwords];
     alignas(16) uint32_t vw[T::v_dim_major ? 1 : T::span_words];
     if constexpr (T::v_dim_major) {
       load_v_dim_major(vb, p.v, w.kv_head, (t + 4 * g) & bs_mask, i, v);
@@ -273,7 +279,7 @@ struct Kernel {
     for (int r = 0; r < 4; ++r) {
       const int32_t tok = t + 4 * g + r;
       float x = s[r] * qk_scale;
-      if (p.softcap > 0.f) x = p.softcap * tanhf(x / p.softcap);
+      if (p.softcap > 0.f) x = p.softcap * tanhf(x * (1.f / p.softcap));  // the reciprocal leaves the loop
       x *= kLog2e;
       s[r] = tok < w.hi && tok >= row_lo && tok <= row_hi ? x : kNegInf;
       mx = fmaxf(mx, s[r]);
@@ -292,6 +298,15 @@ struct Kernel {
     }
     st.l = st.l * alpha + sum;
     st.m = m_new;
+    // P^T's B operand: S^T's C registers as they are, rounded to the PV MFMA's type
+    uint32_t pb[2];
+    if constexpr (T::kind == Kv::bf16) {
+      pb[0] = to_bf16x2(pr[0], pr[1]);
+      pb[1] = to_bf16x2(pr[2], pr[3]);
+    } else {
+      pb[0] = to_f16x2(pr[0], pr[1]);
+      pb[1] = to_f16x2(pr[2], pr[3]);
+    }
 
     if constexpr (!T::v_dim_major) {
       if (!row_valid) {
@@ -304,26 +319,31 @@ struct Kernel {
       FLY_UNROLL
       for (int e = 0; e < 4; ++e) {
         if (t + 4 * g + e >= w.hi) {
-          const int shift = 16 * (e % 2);
           FLY_UNROLL
-          for (int ch = 0; ch < T::dchunks; ++ch) v[ch][e / 2] &= ~(0xFFFFu << shift);
+          for (int ch = 0; ch < T::dchunks; ++ch) {
+            if constexpr (T::fp8) {
+              v[ch][0] &= ~(0xFFu << (8 * e));
+            } else {
+              v[ch][e / 2] &= ~(0xFFFFu << (16 * (e % 2)));
+            }
+          }
         }
       }
-    }
-    uint32_t pb[2];
-    if constexpr (T::kind == Kv::bf16) {
-      pb[0] = uint32_t(to_bf16(pr[0])) | (uint32_t(to_bf16(pr[1])) << 16);
-      pb[1] = uint32_t(to_bf16(pr[2])) | (uint32_t(to_bf16(pr[3])) << 16);
-    } else {
-      pb[0] = uint32_t(to_f16(pr[0])) | (uint32_t(to_f16(pr[1])) << 16);
-      pb[1] = uint32_t(to_f16(pr[2])) | (uint32_t(to_f16(pr[3])) << 16);
     }
     FLY_UNROLL
     for (int ch = 0; ch < T::dchunks; ++ch) {
       FLY_UNROLL
       for (int r = 0; r < 4; ++r) st.o[ch][r] *= alpha;
-      mfma<typename T::PvOp>(st.o[ch], v[ch], pb, st.o[ch]);
+      uint32_t a[2];
+      if constexpr (T::fp8) {
+        widen_fp8x4(v[ch][0], a[0], a[1]);
+      } else {
+        a[0] = v[ch][0];
+        a[1] = v[ch][1];
+      }
+      mfma<typename T::PvOp>(st.o[ch], a, pb, st.o[ch]);
     }
+    if constexpr (!T::v_dim_major) wave_sync();  // every lane read the V stage before the next step writes it
   }
 
   FLY_HOST_DEVICE static void store16(void* out, int64_t at, float x, bool bf16) {

@@ -45,10 +45,11 @@ struct Tile {
   using PvOp = std::conditional_t<Kind == Kv::bf16, GFX942_MFMA_F32_16x16x16_BF16, GFX942_MFMA_F32_16x16x16_F16>;
   using Load = GFX942_BufferLoad<LoadBits>;
 
-  // LDS: token-major V goes through a per-wave stage, transposed to [head_dim][16 tokens] (+4 or
-  // +8 bytes a dim against bank conflicts, keeping 64-bit reads aligned) to reach the MFMA's
-  // 4-tokens-per-lane operand; the epilogue reuses it for the other waves' (O, max, sum).
-  static constexpr int stage_pitch = 16 * esize + 4 * esize;
+  // LDS: token-major V goes through a per-wave stage, transposed to [head_dim][16 tokens] to reach
+  // the MFMA's 4-tokens-per-lane operand (one 32-bit fp8 or 64-bit 16-bit read per chunk; fp8 rows
+  // get 4 bytes of padding against bank conflicts, 16-bit rows none: their stage would otherwise
+  // cost a block per CU); the epilogue reuses it for one wave's (O, max, sum) at a time.
+  static constexpr int stage_pitch = fp8 ? 20 : 32;
   static constexpr int stage_bytes = VDimMajor ? 0 : Waves * HeadDim * stage_pitch;
   static constexpr int merge_bytes = (HeadDim * 16 + 2 * 64) * 4;  // one wave's (O, m, l)
   static constexpr int smem_bytes = stage_bytes > merge_bytes ? stage_bytes : merge_bytes;

@@ -35,7 +35,7 @@ struct Cell {
              "w" + std::to_string(warps) + "_buf" + std::to_string(load_bits);
     return "pa_decode_" + target + "_d" + std::to_string(head_dim) + "_" + kv + "_v" + vlayout + "_t" +
            std::to_string(tokens) + "w" + std::to_string(warps) + "s" + std::to_string(stages) +
-           (ring ? "ring" : tma ? "tma" : per_warp ? "pw" : "");
+           (ring ? "ring" : tma ? "tma" : per_warp ? "pw" : "") + (load_bits ? "_buf" + std::to_string(load_bits) : "");
   }
   // the block's step, the split plan's unit: one group per warp for per-warp pipelines
   int step_tokens() const { return per_warp ? 16 * warps : tokens; }
@@ -126,12 +126,7 @@ std::string check_gfx942(const Cell& c) {
   if (c.tokens != 16 * c.warps)
     return "a step of " + std::to_string(c.tokens) + " tokens is not 16 tokens (one MFMA M) for each of " + std::to_string(c.warps) +
            " wavefronts";
-  // a lane holds head_dim / 4 contiguous elements of a row: whole loads that stay inside a 16-byte chunk
-  const int span_bytes = c.head_dim / 4 * c.elem_bytes();
-  if (!divides(span_bytes, c.load_bits / 8))
-    return atom + ": a lane's " + std::to_string(span_bytes) + "-byte quarter of a " + c.kv + " row (layout " + c.vlayout +
-           ") is not whole " + std::to_string(c.load_bits / 8) + "-byte loads";
-  const int stage = c.vlayout == "tok" ? c.warps * 16 * (c.head_dim * c.elem_bytes() + 4) : 0;
+  const int stage = c.vlayout == "tok" ? c.warps * c.head_dim * (c.elem_bytes() == 1 ? 20 : 32) : 0;  // Tile::stage_bytes
   const int merge = (c.head_dim * 16 + 128) * 4;
   const int lds = std::max(stage, merge);
   if (lds > kGfx942LdsBytes)
