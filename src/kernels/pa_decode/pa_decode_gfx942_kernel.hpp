@@ -121,7 +121,8 @@ struct Kernel {
       amax = fmaxf(amax, xor_lanes(amax, lane, 16));
       amax = fmaxf(amax, xor_lanes(amax, lane, 32));
       // s = 2^(floor(log2 amax) - 6): |q / s| < 128, exact scaling
-      const int ex = amax > 0.f ? int((float_bits(amax) >> 23) & 0xFF) - 127 - 6 : 0;
+      int ex = amax > 0.f ? int((float_bits(amax) >> 23) & 0xFF) - 127 - 6 : 0;
+      ex = ex < -120 ? -120 : ex > 120 ? 120 : ex;  // subnormal or huge rows: keep 2^ex and 2^-ex normal
       const float inv = bits_float(uint32_t(127 - ex) << 23);
       f.scale = bits_float(uint32_t(127 + ex) << 23);
       FLY_UNROLL
