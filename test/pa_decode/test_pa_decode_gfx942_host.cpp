@@ -181,4 +181,38 @@ TEST(PaDecodeGfx942Host, Fp8FnuzHndBuf64) {
   EXPECT_EQ((run_case<Tile<128, Kv::fp8, false, 64>>(c)), 1);
 }
 
+// head_dim 256: fp8 e4m3fnuz with the vLLM V, q_len 3, a group of 5 (15 rows), block size 16.
+TEST(PaDecodeGfx942Host, Fp8FnuzVllmD256Qlen3) {
+  PaDecodeConfig c;
+  c.num_seqs = 2;
+  c.q_len = 3;
+  c.num_q_heads = 5;
+  c.num_kv_heads = 1;
+  c.head_dim = 256;
+  c.kv_type = FLY_DTYPE_E4M3FNUZ;
+  c.layout = FLY_KV_LAYOUT_VLLM;
+  c.block_size = 16;
+  c.seq_lens = {70, 3};
+  c.scales = true;
+  c.seed = 17;
+  EXPECT_EQ((run_case<Tile<256, Kv::fp8, true, 128>>(c)), 1);
+}
+
+// f16 NHD head_dim 128, K and V interleaved in one allocation, padded q / out strides.
+TEST(PaDecodeGfx942Host, F16NhdInterleavedPadded) {
+  PaDecodeConfig c;
+  c.num_seqs = 3;
+  c.num_q_heads = 8;
+  c.num_kv_heads = 4;
+  c.head_dim = 128;
+  c.kv_type = c.q_type = FLY_DTYPE_F16;
+  c.layout = FLY_KV_LAYOUT_NHD;
+  c.block_size = 32;
+  c.seq_lens = {1, 64, 97};
+  c.interleave_kv = true;
+  c.q_strides = c.out_strides = fly_test::StrideMode::padded;
+  c.seed = 18;
+  EXPECT_EQ((run_case<Tile<128, Kv::f16, false, 128>>(c)), 1);
+}
+
 }  // namespace
