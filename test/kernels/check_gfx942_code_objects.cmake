@@ -1,12 +1,16 @@
-# cmake -DAR=<ar> -DLIB=<libfly.a> -DREGISTRY=<gemm_registry_generated.cpp> -DWORK=<dir> -P check_gfx942_code_objects.cmake
-# Every gfx942 GEMM variant the registry lists (so fly_gemm_variant_name lists it and the dispatcher
+# cmake -DAR=<ar> -DLIB=<libfly.a> -DREGISTRY=<gemm_registry_generated.cpp> -DWORK=<dir> [-DPREFIX=pa_decode_gfx942]
+#       -P check_gfx942_code_objects.cmake
+# Every gfx942 variant (GEMM, or the op PREFIX names) the registry lists (so fly_gemm_variant_name lists it and the dispatcher
 # may pick it) is a member of libfly.a whose HIP fat binary carries a gfx942 code object with the
 # variant's kernel: what an MI300X would load. No AMD GPU needed.
 cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in a -P script
-file(STRINGS ${REGISTRY} entries REGEX "\"gemm_gfx942_[a-z0-9_]+\", Target::gfx942")
+if(NOT PREFIX)
+  set(PREFIX gemm_gfx942)
+endif()
+file(STRINGS ${REGISTRY} entries REGEX "\"${PREFIX}_[a-z0-9_]+\", Target::gfx942")
 set(names "")
 foreach(e IN LISTS entries)
-  string(REGEX MATCH "gemm_gfx942_[a-z0-9_]+" n "${e}")
+  string(REGEX MATCH "${PREFIX}_[a-z0-9_]+" n "${e}")
   list(APPEND names ${n})
 endforeach()
 list(LENGTH names count)
@@ -30,4 +34,4 @@ foreach(n IN LISTS names)
     message(FATAL_ERROR "${n}.o in ${LIB} carries no gfx942 code object with its kernel")
   endif()
 endforeach()
-message(STATUS "${count} gfx942 GEMM variants: each in ${LIB} with its gfx942 code object")
+message(STATUS "${count} gfx942 ${PREFIX} variants: each in ${LIB} with its gfx942 code object")

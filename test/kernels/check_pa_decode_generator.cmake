@@ -1,6 +1,7 @@
 # cmake -DGEN=<fly_pa_decode_generator> -DTABLE=<table> -DOUT=<dir> -P check_pa_decode_generator.cmake
 # The paged-decode generator accepts the valid cells of its kernels (block steps, per-warp
-# pipelines cp.async- or TMA-fed, shared rings), rejects each invalid one with the reason, and writes one file per accepted cell.
+# pipelines cp.async- or TMA-fed, shared rings; gfx942 tokens:waves:bufBits cells), rejects each invalid one
+# with the reason, and writes one file per accepted cell.
 include(${CMAKE_CURRENT_LIST_DIR}/generator_checks.cmake)
 fly_run_generator(out --targets sm90a,gfx942 --registry sm90a)
 set(expect
@@ -18,7 +19,15 @@ set(expect
   "reject pa_decode_sm90a_d128_bf16_vdim_t16w4s3tma: TMA boxes feed token-major tiles"
   "reject pa_decode_sm90a_d64_fp8_vtok_t16w4s3tma: a 64-byte row is not whole 128-byte TMA swizzle spans"
   "reject pa_decode_sm90a_d128_bf16_vtok_t64w4s2tma: TMA feeds per-warp pipelines only"
-  "reject pa_decode_gfx942_d128_bf16_vtok_t64w4s2: paged decode has sm90a kernels only"
+  "file gfx942 [^\n]*/pa_decode_gfx942_d128_fp8_vtok_t64w4_buf128.hip"
+  "file gfx942 [^\n]*/pa_decode_gfx942_d128_fp8_vdim_t64w4_buf32.hip"
+  "reject pa_decode_gfx942_d128_bf16_vtok_t64w4_buf0: a gfx942 tile is tokens:waves:bufBits"
+  "reject pa_decode_gfx942_d128_fp8_vtok_t64w4_buf16: BufferCopy16b: gfx942's buffer-load atoms for K / V rows are BufferCopy32b, 64b and 128b"
+  "reject pa_decode_gfx942_d128_fp8_vtok_t48w4_buf128: a step of 48 tokens is not 16 tokens \\(one MFMA M\\) for each of 4 wavefronts"
+  "reject pa_decode_gfx942_d96_bf16_vtok_t64w4_buf128: head_dim 96 is not a multiple of 64"
+  "reject pa_decode_gfx942_d256_bf16_vtok_t256w16_buf128: 16 wavefronts need 131072 bytes of LDS \\(V stage 131072"
+  "reject pa_decode_gfx942_d128_bf16_vtok_t1088w17_buf128: 17 wavefronts do not form a workgroup"
+  "reject pa_decode_sm90a_d128_bf16_vtok_t64w4s1_buf128: bufBits tiles are gfx942 buffer loads"
   "file sm90a [^\n]*/pa_decode_sm90a_d128_bf16_vtok_t16w6s12ring.cu"
   "reject pa_decode_sm90a_d128_bf16_vdim_t16w6s12ring: TMA boxes feed token-major tiles"
   "reject pa_decode_sm90a_d128_fp8_vtok_t16w6s8ring: 8 stages leave some of 6 consumers no group in flight"

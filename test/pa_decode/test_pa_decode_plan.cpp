@@ -20,7 +20,7 @@ fly_status_t no_launch(const PaDecodeProblem&, const PaDecodePlan&, void*) { ret
 int three_per_sm() { return 3; }
 
 PaDecodeVariant variant(int tokens_per_step) {
-  return {"plan_test", Target::sm90a, FLY_DTYPE_BF16, 128, false, 16, tokens_per_step, 4, 2, false, false, false, no_launch, three_per_sm};
+  return {"plan_test", Target::sm90a, FLY_DTYPE_BF16, 128, false, 16, tokens_per_step, 4, 2, false, false, false, no_launch, three_per_sm, 0};
 }
 
 PaDecodeProblem problem(int64_t seqs, int64_t max_seq_len, int64_t hq = 32, int64_t hkv = 8, int64_t q_len = 1) {

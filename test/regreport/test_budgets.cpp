@@ -187,6 +187,22 @@ TEST(Budgets, CompareGenericWithTwin) {
       << ok.notes[0];
 }
 
+// keys= narrows a compare to the keys it names (a known difference stated beside the rule); the
+// other keys are not checked, unknown keys are an input error.
+TEST(Budgets, CompareKeysSubset) {
+  const std::vector<KernelReport> ks = {gfx("k", "_Z7genericv", 40, 0, 20), gfx("k", "_Z3rawv", 40, 0, 18)};
+  const Evaluation narrowed =
+      evaluate(parse_budgets("compare gfx942 _Z7genericv <= _Z3rawv keys=vgpr_total,spill,scratch\n", "b.txt"), ks);
+  EXPECT_TRUE(narrowed.problems.empty());
+  ASSERT_EQ(narrowed.notes.size(), 1u);
+  EXPECT_EQ(narrowed.notes[0].find("sgpr"), std::string::npos) << narrowed.notes[0];
+  const Evaluation all = evaluate(parse_budgets("compare gfx942 _Z7genericv <= _Z3rawv keys=sgpr\n", "b.txt"), ks);
+  ASSERT_EQ(all.problems.size(), 1u);
+  EXPECT_NE(all.problems[0].find("sgpr 20 > 18"), std::string::npos) << all.problems[0];
+  EXPECT_THROW((void)parse_budgets("compare gfx942 _Z1av <= _Z1bv keys=reg\n", "b.txt"), InputError);
+  EXPECT_THROW((void)parse_budgets("compare gfx942 _Z1av <= _Z1bv sgpr\n", "b.txt"), InputError);
+}
+
 TEST(Budgets, CompareSm90NeedsSpills) {
   const std::vector<KernelReport> ks = {sm("k", "_Z1av", 32), sm("k", "_Z1bv", 32)};
   const Evaluation ev = evaluate(parse_budgets("compare sm90 _Z1av <= _Z1bv\n", "b.txt"), ks);

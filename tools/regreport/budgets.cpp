@@ -11,6 +11,12 @@
 namespace fly::regreport {
 namespace {
 
+// What `compare` checks on each target (all of them unless the rule names a subset).
+std::vector<std::string> compare_keys(Target target) {
+  return target == Target::gfx942 ? std::vector<std::string>{"vgpr_total", "sgpr", "spill", "scratch"}
+                                  : std::vector<std::string>{"reg", "spill", "stack"};
+}
+
 constexpr std::array<std::string_view, 10> kGfx942Keys = {"vgpr", "agpr", "vgpr_total", "sgpr", "spill",
                                                           "vgpr_spill", "sgpr_spill", "lds", "scratch", "waves"};
 constexpr std::array<std::string_view, 8> kSm90Keys = {"reg",   "spill", "spill_stores", "spill_loads",
@@ -85,8 +91,19 @@ Budgets parse_budgets(const std::string& text, const std::string& file) {
       CompareRule c;
       c.origin = origin;
       c.scope = scope;
-      if (tok.size() != 5 || tok[3] != "<=" || !parse_target(tok[1], c.target))
-        throw InputError(origin + ": expected 'compare <gfx942|sm90> <regex-A> <= <regex-B>'");
+      if ((tok.size() != 5 && tok.size() != 6) || tok[3] != "<=" || !parse_target(tok[1], c.target))
+        throw InputError(origin + ": expected 'compare <gfx942|sm90> <regex-A> <= <regex-B> [keys=<key>,...]'");
+      if (tok.size() == 6) {
+        if (tok[5].rfind("keys=", 0) != 0) throw InputError(origin + ": expected keys=<key>,... after the regexes");
+        const std::vector<std::string> all = compare_keys(c.target);
+        std::stringstream list(tok[5].substr(5));
+        for (std::string key; std::getline(list, key, ',');) {
+          if (std::find(all.begin(), all.end(), key) == all.end())
+            throw InputError(origin + ": '" + key + "' is not a compare key of " + target_name(c.target));
+          c.keys.push_back(key);
+        }
+        if (c.keys.empty()) throw InputError(origin + ": keys= names no key");
+      }
       c.a = tok[2];
       c.b = tok[4];
       c.ra = compile(c.a, origin);
@@ -229,9 +246,7 @@ Evaluation evaluate(const Budgets& budgets, const std::vector<KernelReport>& ker
     }
     const KernelReport& ka = kernels[as[0]];
     const KernelReport& kb = kernels[bs[0]];
-    const std::vector<std::string> keys = c.target == Target::gfx942
-                                              ? std::vector<std::string>{"vgpr_total", "sgpr", "spill", "scratch"}
-                                              : std::vector<std::string>{"reg", "spill", "stack"};
+    const std::vector<std::string> keys = c.keys.empty() ? compare_keys(c.target) : c.keys;
     std::string detail, bad;
     for (const std::string& key : keys) {
       const auto va = budget_value(ka, key, 0), vb = budget_value(kb, key, 0);

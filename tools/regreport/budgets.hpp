@@ -11,7 +11,7 @@
 //
 //   gfx942 <kernel-regex> <key><=N ... <key>>=N ...
 //   sm90   <kernel-regex> <key><=N ... [block=<threads>]
-//   compare <gfx942|sm90> <regex-A> <= <regex-B>
+//   compare <gfx942|sm90> <regex-A> <= <regex-B> [keys=<key>,...]
 //
 // <kernel-regex> is an ECMAScript regex matched against the whole mangled name (a plain mangled
 // name matches itself). Keys:
@@ -22,7 +22,8 @@
 //   block=<threads> (sm90) makes `warps` and the printed occupancy account for whole blocks and
 //   shared memory.
 // `compare` requires the one kernel matching A to use no more than the one matching B of:
-// gfx942 vgpr_total, sgpr, spill, scratch; sm90 reg, spill, stack. Each regex must match exactly
+// gfx942 vgpr_total, sgpr, spill, scratch; sm90 reg, spill, stack (keys=: a subset of them, for a
+// pair whose known difference the budget file states beside the rule). Each regex must match exactly
 // one kernel of the inputs in scope (zero matches of both is skipped only in [*]).
 #pragma once
 
@@ -58,6 +59,7 @@ struct CompareRule {
   std::string scope = "*";
   std::string a, b;
   std::regex ra, rb;
+  std::vector<std::string> keys;  // compared keys; empty: every key of the target
 };
 
 struct Budgets {

@@ -1,7 +1,7 @@
 // The paged-decode variant registry and the dispatcher's plan: which compiled kernel runs a
 // problem, with how many context splits. Internal (C++), not part of the C API.
 //
-// The generated sm_90a kernels define pa_decode_variants() (pa_decode/variants.txt); a build without
+// The generated sm_90a and gfx942 kernels define pa_decode_variants() (pa_decode/variants.txt); a build without
 // them links pa_decode_registry_host.cpp, an empty list.
 #pragma once
 
@@ -44,6 +44,7 @@ struct PaDecodeVariant {
   // Blocks of the kernel one SM holds at once on the current device (registers, shared memory),
   // for the split plan; null: 1.
   int (*blocks_per_sm)();
+  int load_bits;          // gfx942: the BufferCopy width of the K / V row loads (32, 64, 128); else 0
 };
 
 // Every variant compiled into the library (empty without generated GPU kernels).

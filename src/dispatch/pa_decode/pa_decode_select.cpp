@@ -101,12 +101,13 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     if (forced_variant() != nullptr && std::string(v.name) != forced_variant()) continue;
     // fewest row chunks (each re-reads the cache, from L2 at best), then per-warp pipelines (more
     // of the ring in flight, docs/pa-decode.md), then TMA feeds (fewer instructions per token),
-    // then the deepest pipeline. The shared-ring cell comes last: it wins only some long-context
-    // fp8 shapes (docs/pa-decode.md, "Shared ring"), which a tuning table may name.
+    // then the deepest pipeline, then (gfx942) the widest buffer loads (fewer load instructions
+    // per row). The shared-ring cell comes last: it wins only some long-context fp8 shapes
+    // (docs/pa-decode.md, "Shared ring"), which a tuning table may name.
     auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
     auto rank = [&](const PaDecodeVariant& x) {
       return std::make_tuple(-chunks(x), x.ring ? 0 : 1, x.per_warp ? 1 : 0, x.tma ? 1 : 0,
-                             int64_t(x.tokens_per_step) * x.stages);
+                             int64_t(x.tokens_per_step) * x.stages, x.load_bits);
     };
     if (best == nullptr || rank(v) > rank(*best)) best = &v;
   }

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "fly/layout/config.hpp"
+
 namespace fly::kernels {
 
 // One cache (K or V): block b, kv head g, token slot j, element d at
@@ -49,7 +51,7 @@ struct PaDecodeParams {
 };
 
 // The query row (sequence s, token i, q head h) in [0, num_seqs * q_len * num_q_heads).
-__host__ __device__ inline int64_t pa_query_row(int64_t s, int64_t i, int64_t h, int64_t q_len, int64_t q_heads) {
+FLY_HOST_DEVICE inline int64_t pa_query_row(int64_t s, int64_t i, int64_t h, int64_t q_len, int64_t q_heads) {
   return (s * q_len + i) * q_heads + h;
 }
 

@@ -3,7 +3,7 @@
 // accepted cell and the registry of the host-linked ones (the shared core: ../../generator/).
 //
 // Usage: fly_pa_decode_generator --table <variants.txt> --out <dir> [--filter <regex>]
-//        [--targets sm90a] [--registry sm90a]
+//        [--targets sm90a,gfx942] [--registry sm90a,gfx942]
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -20,6 +20,7 @@ namespace {
 namespace dyn = fly::dyn;
 
 constexpr int kMaxSmemBytes = 232448;  // sm_90a, per block
+constexpr int kGfx942LdsBytes = 65536;  // gfx942, per workgroup
 
 struct Cell {
   std::string target, kv, vlayout;
@@ -27,10 +28,14 @@ struct Cell {
   bool per_warp = false;  // each warp pipelines its own 16-token groups (pa_decode_warp_kernel.cuh)
   bool tma = false;       // ... fed by TMA boxes instead of cp.async (pa_decode_warp_feed.cuh)
   bool ring = false;      // one shared ring fed by a producer warp (pa_decode_ring_kernel.cuh)
+  int load_bits = 0;      // gfx942: BufferCopy<load_bits> for the K / V rows (tile tokens:waves:bufN)
   std::string name() const {
+    if (target == "gfx942")
+      return "pa_decode_gfx942_d" + std::to_string(head_dim) + "_" + kv + "_v" + vlayout + "_t" + std::to_string(tokens) +
+             "w" + std::to_string(warps) + "_buf" + std::to_string(load_bits);
     return "pa_decode_" + target + "_d" + std::to_string(head_dim) + "_" + kv + "_v" + vlayout + "_t" +
            std::to_string(tokens) + "w" + std::to_string(warps) + "s" + std::to_string(stages) +
-           (ring ? "ring" : tma ? "tma" : per_warp ? "pw" : "");
+           (ring ? "ring" : tma ? "tma" : per_warp ? "pw" : "") + (load_bits ? "_buf" + std::to_string(load_bits) : "");
   }
   // the block's step, the split plan's unit: one group per warp for per-warp pipelines
   int step_tokens() const { return per_warp ? 16 * warps : tokens; }
@@ -39,6 +44,13 @@ struct Cell {
 
 bool parse_tile(const std::string& tile, Cell& cell) {
   std::smatch m;
+  if (std::regex_match(tile, m, std::regex(R"((\d+):(\d+):buf(\d+))"))) {  // gfx942: tokens:waves:bufBits
+    cell.tokens = std::stoi(m[1]);
+    cell.warps = std::stoi(m[2]);
+    cell.stages = 1;
+    cell.load_bits = std::stoi(m[3]);
+    return true;
+  }
   if (std::regex_match(tile, m, std::regex(R"((\d+):(\d+):s(\d+):ring)"))) {
     // consumers take their groups round-robin as per-warp pipelines do; every stage comes by TMA
     cell.per_warp = cell.tma = cell.ring = true;
@@ -102,9 +114,32 @@ std::string check_ring(const Cell& c) {
   return {};
 }
 
+// A gfx942 cell (pa::gfx942::Tile): `warps` wavefronts of 64 lanes, 16 tokens each (the M of the
+// QK MFMA), BufferCopy<load_bits> loads of each lane's quarter of a K / token-major V row.
+std::string check_gfx942(const Cell& c) {
+  if (c.load_bits == 0) return "a gfx942 tile is tokens:waves:bufBits (e.g. 64:4:buf128)";
+  const std::string atom = "BufferCopy" + std::to_string(c.load_bits) + "b";
+  if (c.load_bits != 32 && c.load_bits != 64 && c.load_bits != 128)
+    return atom + ": gfx942's buffer-load atoms for K / V rows are BufferCopy32b, 64b and 128b (dword granularity)";
+  if (c.head_dim % 64 != 0) return "head_dim " + std::to_string(c.head_dim) + " is not a multiple of 64";
+  if (c.warps < 1 || c.warps > 16) return std::to_string(c.warps) + " wavefronts do not form a workgroup (1 to 16)";
+  if (c.tokens != 16 * c.warps)
+    return "a step of " + std::to_string(c.tokens) + " tokens is not 16 tokens (one MFMA M) for each of " + std::to_string(c.warps) +
+           " wavefronts";
+  const int stage = c.vlayout == "tok" ? c.warps * c.head_dim * (c.elem_bytes() == 1 ? 20 : 32) : 0;  // Tile::stage_bytes
+  const int merge = (c.head_dim * 16 + 128) * 4;
+  const int lds = std::max(stage, merge);
+  if (lds > kGfx942LdsBytes)
+    return std::to_string(c.warps) + " wavefronts need " + std::to_string(lds) + " bytes of LDS (V stage " + std::to_string(stage) +
+           ", merge " + std::to_string(merge) + "; max " + std::to_string(kGfx942LdsBytes) + ")";
+  return {};
+}
+
 // Empty when the cell compiles (what pa::Tile static_asserts), else why not.
 std::string check(const Cell& c) {
-  if (c.target != "sm90a") return "paged decode has sm90a kernels only (gfx942 follows in its own issue)";
+  if (c.target == "gfx942") return check_gfx942(c);
+  if (c.target != "sm90a") return "target " + c.target + " has no paged-decode kernels (sm90a, gfx942)";
+  if (c.load_bits != 0) return "bufBits tiles are gfx942 buffer loads; sm90a tiles are tokens:warps:sStages[...]";
   if (c.head_dim % 64 != 0) return "head_dim " + std::to_string(c.head_dim) + " is not a multiple of 64";
   if (c.vlayout != "tok" && c.vlayout != "dim") return "V layout " + c.vlayout + " is not tok or dim";
   if (c.warps < 1 || 32 * c.warps > 1024) return std::to_string(c.warps) + " warps do not form a block";
@@ -136,7 +171,32 @@ const std::map<std::string, std::string> kKind = {{"bf16", "bf16"}, {"f16", "f16
 const std::map<std::string, std::string> kClassEnum = {
     {"bf16", "FLY_DTYPE_BF16"}, {"f16", "FLY_DTYPE_F16"}, {"fp8", "FLY_DTYPE_E4M3FN"}};
 
+// A gfx942 translation unit (clang-19 -x hip): the kernel, its reduce and the host launch glue.
+void write_tu_gfx942(const std::string& path, const Cell& c) {
+  std::ofstream f(path);
+  const std::string n = c.name();
+  const std::string kind = "fly::kernels::pa::gfx942::Kv::" + kKind.at(c.kv), vdim = c.vlayout == "dim" ? "true" : "false";
+  f << "// Generated by fly_pa_decode_generator from src/kernels/pa_decode/variants.txt. Do not edit.\n// " << n << "\n"
+    << "#include <hip/hip_runtime.h>\n\n#include \"pa_decode_gfx942_kernel.hpp\"\n#include \"pa_decode_gfx942_reduce.hpp\"\n"
+    << "#include \"pa_decode/pa_decode_launch_hip.hpp\"\n\nnamespace {\n"
+    << "using Tile = fly::kernels::pa::gfx942::Tile<" << c.head_dim << ", " << kind << ", " << vdim << ", " << c.warps << ", "
+    << c.load_bits << ">;\nusing Body = fly::kernels::pa::gfx942::Kernel<Tile>;\n"
+    << "using Reduce = fly::kernels::pa::gfx942::Reduce<" << c.head_dim << ">;\n}  // namespace\n\n"
+    << "extern \"C\" __global__ void __launch_bounds__(Tile::threads, Tile::min_waves_per_eu) " << n
+    << "(const fly::kernels::PaDecodeParams p) {\n"
+    << "  __shared__ __attribute__((aligned(16))) unsigned char smem[Tile::smem_bytes];\n"
+    << "  Body::run(p, smem, int(blockIdx.x), int(threadIdx.x));\n}\n\n"
+    << "extern \"C\" __global__ void __launch_bounds__(Reduce::threads) " << n
+    << "_reduce(const fly::kernels::PaDecodeParams p, bool out_bf16) {\n"
+    << "  Reduce::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n}\n\n"
+    << "fly_status_t " << n
+    << "_launch(const fly::dispatch::PaDecodeProblem& problem, const fly::dispatch::PaDecodePlan& plan, void* stream) {\n"
+    << "  return fly::dispatch::launch_pa_decode_hip<Tile, Reduce::threads>(" << n << ", " << n << "_reduce, problem, plan, stream);\n}\n\n"
+    << "int " << n << "_blocks_per_sm() {\n  return fly::dispatch::pa_decode_blocks_per_cu_hip<Tile>(" << n << ");\n}\n";
+}
+
 void write_tu(const std::string& path, const Cell& c) {
+  if (c.target == "gfx942") return write_tu_gfx942(path, c);
   std::ofstream f(path);
   const std::string n = c.name();
   const std::string kind = "fly::kernels::pa::KvKind::" + kKind.at(c.kv), vdim = c.vlayout == "dim" ? "true" : "false";
@@ -189,8 +249,8 @@ void write_registry(const std::string& path, const std::vector<Cell>& cells) {
       << (c.vlayout == "dim" ? "true" : "false") << ", 16, " << c.step_tokens() << ", " << c.warps << ", " << c.stages << ", "
       << (c.per_warp ? "true" : "false") << ", " << (c.tma ? "true" : "false") << ", " << (c.ring ? "true" : "false")
       << ", " << c.name() << "_launch, "
-      << c.name() << "_blocks_per_sm},\n";
-  if (cells.empty()) r << "    {nullptr, Target::host, FLY_DTYPE_F32, 0, false, 0, 0, 0, 0, false, false, false, nullptr, nullptr},\n";
+      << c.name() << "_blocks_per_sm, " << c.load_bits << "},\n";
+  if (cells.empty()) r << "    {nullptr, Target::host, FLY_DTYPE_F32, 0, false, 0, 0, 0, 0, false, false, false, nullptr, nullptr, 0},\n";
   r << "};\n}  // namespace\n\nstd::span<const PaDecodeVariant> pa_decode_variants() {\n"
     << "  return std::span<const PaDecodeVariant>(kVariants, " << cells.size() << ");\n}\n}  // namespace fly::dispatch\n";
 }
@@ -236,7 +296,7 @@ int main(int argc, char** argv) {
         emit.reject(c.name(), why);
         continue;
       }
-      const std::string path = out + "/" + c.name() + ".cu";
+      const std::string path = out + "/" + c.name() + (c.target == "gfx942" ? ".hip" : ".cu");
       write_tu(path, c);
       emit.file(c.target, path);
       if (has(linked, c.target)) registry.push_back(c);
