@@ -51,12 +51,16 @@ struct GFX942_DsCopy {
   }
 
  private:
+#if defined(__HIP_DEVICE_COMPILE__)
+  // what an LDS access moves: a scalar or vector of dwords (a struct has no LDS-qualified copy)
+  typedef uint32_t lds_word __attribute__((ext_vector_type(Bits / 32)));
+#endif
   template <class T>
   FLY_HOST_DEVICE static value_type load(T const* p) {
 #if defined(__HIP_DEVICE_COMPILE__)
     // the LDS address space, so that the compiler emits ds_read rather than a flat load
-    return *reinterpret_cast<__attribute__((address_space(3))) value_type const*>(
-        reinterpret_cast<__attribute__((address_space(3))) unsigned char const*>(p));
+    using lds_ptr = __attribute__((address_space(3))) lds_word const*;  // C-style: an addrspacecast
+    return __builtin_bit_cast(value_type, *(lds_ptr)(p));
 #else
     if (lds_trace) lds_trace->push_back({p, Bits / 8, false});
     value_type v;
@@ -67,8 +71,8 @@ struct GFX942_DsCopy {
   template <class T>
   FLY_HOST_DEVICE static void store(T* p, value_type v) {
 #if defined(__HIP_DEVICE_COMPILE__)
-    *reinterpret_cast<__attribute__((address_space(3))) value_type*>(
-        reinterpret_cast<__attribute__((address_space(3))) unsigned char*>(p)) = v;
+    using lds_ptr = __attribute__((address_space(3))) lds_word*;
+    *(lds_ptr)(p) = __builtin_bit_cast(lds_word, v);
 #else
     if (lds_trace) lds_trace->push_back({p, Bits / 8, true});
     std::memcpy(p, &v, sizeof v);
