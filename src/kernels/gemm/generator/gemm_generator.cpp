@@ -466,11 +466,11 @@ int main(int argc, char** argv) {
       int align = 1;
       std::string why;
       const MmaInfo* mma = &mma_it->second;
-      if (kCopies.at(cell.copy).lds) {  // the LDS pipeline's own atoms and K permutations
-        auto lds_it = mmas.find(row[0] + "/" + row[1] + "/lds" + std::to_string(cell.mfma ? cell.mfma : 16));
+      if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
+        const std::string mfma = std::to_string(cell.mfma ? cell.mfma : 16);
+        auto lds_it = mmas.find(row[0] + "/" + row[1] + "/lds" + mfma);
         if (lds_it == mmas.end()) {
-          emit.reject(cell.name(), "no " + std::to_string(cell.mfma) + "x" + std::to_string(cell.mfma) + " MFMA for " +
-                                       cell.ab + " in the LDS pipeline");
+          emit.reject(cell.name(), "no " + mfma + "x" + mfma + " MFMA for " + cell.ab + " in the LDS pipeline");
           continue;
         }
         mma = &lds_it->second;
