@@ -84,16 +84,17 @@ T random_value(std::mt19937& rng) {
 }
 
 // Runs the block over every tile of an m x n x k problem and checks D against float64.
-template <class Block>
+template <class Block, class TD = float>
 void check_problem(int m, int n, int k, float beta, unsigned seed) {
   using TA = typename Block::TA;
+  ASSERT_EQ(k % Block::vec, 0) << "the dispatcher's precondition: K a multiple of the load vector";
   std::mt19937 rng(seed);
   const int64_t lda = k + 16, ldb = k + 32, ldc = n + 3, ldd = n + 5;  // padded leading dimensions
   std::vector<TA> A(size_t(m * lda)), B(size_t(n * ldb));
   for (auto& x : A) x = random_value<TA>(rng);
   for (auto& x : B) x = random_value<TA>(rng);
-  std::vector<float> C(size_t(m * ldc)), D(size_t(m * ldd), std::nanf(""));
-  for (auto& x : C) x = std::uniform_real_distribution<float>(-1.f, 1.f)(rng);
+  std::vector<TD> C(size_t(m * ldc)), D(size_t(m * ldd), TD(std::nanf("")));
+  for (auto& x : C) x = TD(std::uniform_real_distribution<float>(-1.f, 1.f)(rng));
   const float scale_a = 0.75f, scale_b = 1.5f;
   GemmParams p{m, n, k, lda, ldb, ldc, ldd, A.data(), B.data(), beta != 0.f ? C.data() : nullptr, D.data(),
                0.5f, beta, &scale_a, &scale_b};
@@ -117,36 +118,48 @@ void check_problem(int m, int n, int k, float beta, unsigned seed) {
         ref += prod;
         mag += std::fabs(prod);
       }
-      const double c = beta != 0.f ? double(C[size_t(i * ldc + j)]) : 0.0;
+      const double c = beta != 0.f ? double(float(C[size_t(i * ldc + j)])) : 0.0;
       const double want = scale * ref + double(beta) * c;
       // fp32 accumulation over k terms (products exact in fp32 for fp8; one rounding for f32),
       // the scale and beta products, and D's own rounding
-      const double bound = scale * mag * (k + 2) * 0x1p-24 + std::fabs(beta * c) * 0x1p-23 + std::fabs(want) * 0x1p-23;
-      ASSERT_NEAR(double(D[size_t(i * ldd + j)]), want, bound) << "D(" << i << "," << j << ") of " << m << "x" << n << "x" << k;
+      const double d_eps = std::is_same_v<TD, float> ? 0x1p-23 : 0x1p-8;  // D's rounding: half an ulp or more
+      const double bound = scale * mag * (k + 2) * 0x1p-24 + std::fabs(beta * c) * 0x1p-23 + (std::fabs(want) + 1e-30) * d_eps;
+      ASSERT_NEAR(double(float(D[size_t(i * ldd + j)])), want, bound) << "D(" << i << "," << j << ") of " << m << "x" << n << "x" << k;
     }
   for (int i = 0; i < m; ++i)  // nothing written outside D's n columns
-    for (int j = n; j < ldd; ++j) ASSERT_TRUE(std::isnan(D[size_t(i * ldd + j)]));
+    for (int j = n; j < ldd; ++j) ASSERT_TRUE(std::isnan(float(D[size_t(i * ldd + j)])));
 }
 
-using F8x16_64x64 = GemmLdsBlock<GFX942_MFMA_F32_16x16x32_F8, Layout<Shape<_2, _2, _1>>, PermF8x16, 64, 64, 128, 128, float>;
-using F8x16_16x128 = GemmLdsBlock<GFX942_MFMA_F32_16x16x32_F8, Layout<Shape<_1, _4, _1>>, PermF8x16, 16, 128, 128, 128, float>;
+// The grid's cells (variants.txt; D in f32 here), and two more row lengths of the swizzle.
+using F8x16_16x128_bf16 = GemmLdsBlock<GFX942_MFMA_F32_16x16x32_F8, Layout<Shape<_1, _4, _1>>, PermF8x16, 16, 128, 64, 128, bfloat16>;
+using F8x16_16x128 = GemmLdsBlock<GFX942_MFMA_F32_16x16x32_F8, Layout<Shape<_1, _4, _1>>, PermF8x16, 16, 128, 64, 128, float>;
+using F8x16_16x128_b64 = GemmLdsBlock<GFX942_MFMA_F32_16x16x32_F8, Layout<Shape<_1, _4, _1>>, PermF8x16, 16, 128, 64, 64, float>;
+using F8x32_32x128 = GemmLdsBlock<GFX942_MFMA_F32_32x32x16_F8, Layout<Shape<_1, _4, _1>>, PermF8x32, 32, 128, 64, 128, float>;
+using F8x16_64x64 = GemmLdsBlock<GFX942_MFMA_F32_16x16x32_F8, Layout<Shape<_2, _2, _1>>, PermF8x16, 64, 64, 64, 128, float>;
 using F8x32_128x128 = GemmLdsBlock<GFX942_MFMA_F32_32x32x16_F8, Layout<Shape<_2, _2, _1>>, PermF8x32, 128, 128, 64, 128, float>;
-using F8x32_32x128_b64 = GemmLdsBlock<GFX942_MFMA_F32_32x32x16_F8, Layout<Shape<_1, _4, _1>>, PermF8x32, 32, 128, 128, 64, float>;
+using F8x32_256x128 = GemmLdsBlock<GFX942_MFMA_F32_32x32x16_F8, Layout<Shape<_4, _2, _1>>, PermF8x32, 256, 128, 32, 128, float>;
+using F32_16x128 = GemmLdsBlock<GFX942_MFMA_F32_16x16x4_F32, Layout<Shape<_1, _4, _1>>, PermF32, 16, 128, 16, 128, float>;
 using F32_64x64 = GemmLdsBlock<GFX942_MFMA_F32_16x16x4_F32, Layout<Shape<_2, _2, _1>>, PermF32, 64, 64, 16, 128, float>;
+using F8x16_64x64_k128 = GemmLdsBlock<GFX942_MFMA_F32_16x16x32_F8, Layout<Shape<_2, _2, _1>>, PermF8x16, 64, 64, 128, 128, float>;
 using F32_32x64_k32 = GemmLdsBlock<GFX942_MFMA_F32_16x16x4_F32, Layout<Shape<_2, _2, _1>>, PermF32, 32, 64, 32, 128, float>;
 
+TEST(GemmLdsHost, Fp8Mfma16_Decode16x128) { check_problem<F8x16_16x128>(5, 200, 336, 1.f, 1); }
+TEST(GemmLdsHost, Fp8Mfma16_Decode16x128Bf16) { check_problem<F8x16_16x128_bf16, bfloat16>(9, 130, 96, 0.5f, 13); }
+TEST(GemmLdsHost, Fp8Mfma16_Decode16x128Load64) { check_problem<F8x16_16x128_b64>(16, 129, 72, 0.f, 2); }
+TEST(GemmLdsHost, Fp8Mfma32_Decode32x128) { check_problem<F8x32_32x128>(17, 129, 144, 0.f, 3); }
 TEST(GemmLdsHost, Fp8Mfma16_64x64) {
-  check_problem<F8x16_64x64>(64, 64, 256, 0.f, 1);
-  check_problem<F8x16_64x64>(77, 45, 208, 0.5f, 2);  // edges in M, N and a partial last k-tile
+  check_problem<F8x16_64x64>(64, 64, 256, 0.f, 4);
+  check_problem<F8x16_64x64>(77, 45, 208, 0.5f, 5);  // edges in M, N and a partial last k-tile
 }
-TEST(GemmLdsHost, Fp8Mfma16_Decode16x128) { check_problem<F8x16_16x128>(5, 200, 336, 1.f, 3); }
-TEST(GemmLdsHost, Fp8Mfma32_128x128) { check_problem<F8x32_128x128>(130, 131, 80, 0.25f, 4); }
-TEST(GemmLdsHost, Fp8Mfma32_Decode32x128Load64) { check_problem<F8x32_32x128_b64>(17, 129, 144, 0.f, 5); }
+TEST(GemmLdsHost, Fp8Mfma32_128x128) { check_problem<F8x32_128x128>(130, 131, 80, 0.25f, 6); }
+TEST(GemmLdsHost, Fp8Mfma32_256x128) { check_problem<F8x32_256x128>(260, 120, 112, 0.5f, 7); }
+TEST(GemmLdsHost, F32Mfma16_Decode16x128) { check_problem<F32_16x128>(3, 150, 36, 0.f, 8); }
 TEST(GemmLdsHost, F32Mfma16_64x64) {
-  check_problem<F32_64x64>(64, 64, 48, 0.f, 6);
-  check_problem<F32_64x64>(70, 33, 44, -1.f, 7);
+  check_problem<F32_64x64>(64, 64, 48, 0.f, 9);
+  check_problem<F32_64x64>(70, 33, 44, -1.f, 10);
 }
-TEST(GemmLdsHost, F32Mfma16_32x64Bk32) { check_problem<F32_32x64_k32>(31, 65, 100, 0.5f, 8); }
+TEST(GemmLdsHost, Fp8Mfma16_64x64Bk128) { check_problem<F8x16_64x64_k128>(65, 64, 240, 0.f, 11); }  // 128-byte rows; K a multiple of the 16-byte vector
+TEST(GemmLdsHost, F32Mfma16_32x64Bk32) { check_problem<F32_32x64_k32>(31, 65, 100, 0.5f, 12); }
 
 // Bank conflicts under gfx942's model: 32 banks of 4 bytes; a ds instruction of B bytes per lane
 // is serviced 128 / B lanes at a time; lanes of one phase reading different dwords of one bank
@@ -222,11 +235,15 @@ void check_conflicts() {
   EXPECT_GT(writes, 0);
 }
 
+TEST(GemmLdsBankConflicts, Fp8Mfma16_Decode16x128) { check_conflicts<F8x16_16x128>(); }
+TEST(GemmLdsBankConflicts, Fp8Mfma16_Decode16x128Load64) { check_conflicts<F8x16_16x128_b64>(); }
+TEST(GemmLdsBankConflicts, Fp8Mfma32_Decode32x128) { check_conflicts<F8x32_32x128>(); }
 TEST(GemmLdsBankConflicts, Fp8Mfma16_64x64) { check_conflicts<F8x16_64x64>(); }
-TEST(GemmLdsBankConflicts, Fp8Mfma16_16x128) { check_conflicts<F8x16_16x128>(); }
 TEST(GemmLdsBankConflicts, Fp8Mfma32_128x128) { check_conflicts<F8x32_128x128>(); }
-TEST(GemmLdsBankConflicts, Fp8Mfma32_32x128Load64) { check_conflicts<F8x32_32x128_b64>(); }
+TEST(GemmLdsBankConflicts, Fp8Mfma32_256x128) { check_conflicts<F8x32_256x128>(); }
+TEST(GemmLdsBankConflicts, F32Mfma16_Decode16x128) { check_conflicts<F32_16x128>(); }
 TEST(GemmLdsBankConflicts, F32Mfma16_64x64) { check_conflicts<F32_64x64>(); }
+TEST(GemmLdsBankConflicts, Fp8Mfma16_64x64Bk128) { check_conflicts<F8x16_64x64_k128>(); }
 TEST(GemmLdsBankConflicts, F32Mfma16_32x64Bk32) { check_conflicts<F32_32x64_k32>(); }
 
 // The model itself: 8 lanes of a ds_read_b128 reading the same chunk of 8 consecutive 128-byte
