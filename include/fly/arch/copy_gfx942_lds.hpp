@@ -59,8 +59,11 @@ struct GFX942_DsCopy {
   FLY_HOST_DEVICE static value_type load(T const* p) {
 #if defined(__HIP_DEVICE_COMPILE__)
     // the LDS address space, so that the compiler emits ds_read rather than a flat load
-    using lds_ptr = __attribute__((address_space(3))) lds_word const*;  // C-style: an addrspacecast
-    return __builtin_bit_cast(value_type, *(lds_ptr)(p));
+    // C-style: an addrspacecast. volatile: exactly one ds_read of this width (left free, clang
+    // re-reads a 16-byte chunk as b64 + b128 to shorten live ranges, and b64 halves of one chunk
+    // from 16 rows conflict where the b128 does not)
+    using lds_ptr = __attribute__((address_space(3))) lds_word const volatile*;
+    return __builtin_bit_cast(value_type, lds_word(*(lds_ptr)(p)));
 #else
     if (lds_trace) lds_trace->push_back({p, Bits / 8, false});
     value_type v;
