@@ -246,6 +246,32 @@ TEST(GemmLdsBankConflicts, F32Mfma16_64x64) { check_conflicts<F32_64x64>(); }
 TEST(GemmLdsBankConflicts, Fp8Mfma16_64x64Bk128) { check_conflicts<F8x16_64x64_k128>(); }
 TEST(GemmLdsBankConflicts, F32Mfma16_32x64Bk32) { check_conflicts<F32_32x64_k32>(); }
 
+// The swizzled tile is a permutation of the tile's offsets that moves 16-byte chunks whole.
+template <int Rows, int BK, class T>
+void check_swizzle_bijection() {
+  using Tile = LdsTile<Rows, BK, T>;
+  constexpr int vec = 16 / int(sizeof(T));
+  std::vector<int> hits(size_t(Rows * BK), 0);
+  for (int r = 0; r < Rows; ++r)
+    for (int k = 0; k < BK; ++k) {
+      const int at = int(Tile::layout()(make_coord(r, k)));
+      ASSERT_GE(at, 0);
+      ASSERT_LT(at, Rows * BK);
+      ++hits[size_t(at)];
+      ASSERT_EQ(at % vec, k % vec) << "a chunk's elements keep their order";
+      ASSERT_EQ(at - k % vec, int(Tile::layout()(make_coord(r, k - k % vec)))) << "a chunk moves whole";
+    }
+  for (int h : hits) ASSERT_EQ(h, 1);
+}
+TEST(GemmLdsSwizzle, BijectionKeepingChunks) {
+  check_swizzle_bijection<16, 32, float8_e4m3fnuz>();   // 32-byte rows
+  check_swizzle_bijection<32, 64, float8_e4m3fnuz>();   // 64
+  check_swizzle_bijection<64, 128, float8_e4m3fnuz>();  // 128
+  check_swizzle_bijection<16, 256, float8_e4m3fnuz>();  // 256
+  check_swizzle_bijection<64, 16, float>();             // 64
+  check_swizzle_bijection<16, 64, float>();             // 256
+}
+
 // The model itself: 8 lanes of a ds_read_b128 reading the same chunk of 8 consecutive 128-byte
 // rows (unswizzled) is an 8-way conflict; the swizzled tile spreads them over all 32 banks.
 TEST(GemmLdsBankConflicts, ModelSeesTheUnswizzledConflict) {
