@@ -40,5 +40,19 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_64x320x128_w1x20_tma_s2: a TMA box has at most 256 rows: BN=320"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x256_w1x16_tma_s4: 4 stages need 394304 bytes of shared memory"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w1x8_tma_s3: the promoted accumulators .3 x BM/2 = 192 floats per thread. and 32 more exceed the 168 registers 384 threads leave"
+  # ---- gfx942 LDS pipeline
+  "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2.hip"
+  "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_128x128x64_w2x2_m32_lds128_s2.hip"
+  "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_lds128_s1: the LDS pipeline double-buffers: stages must be :s2"
+  "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2x2_lds128_s2: the LDS pipeline does not split a tile's k-steps among waves"
+  "reject gemm_gfx942_e4m3fnuz_f32_256x128x128_w4x2_m32_lds128_s2: two LDS buffers of .BM . BN. x BK = .256 . 128. x 128 bytes need 98304 bytes, over gfx942's 64 KiB per workgroup"
+  "reject gemm_gfx942_e4m3fnuz_f32_48x64x128_w2x2_lds128_s2: BM=48 is not a multiple of the MMA's M step 32 .atom M 16 x 2 warps."
+  "reject gemm_gfx942_e4m3fnuz_f32_64x64x192_w2x2_lds128_s2: the swizzled LDS tile .64x192.:.192,1. needs rows of 2.n >= 32 bytes for its 16-byte-chunk XOR swizzle; BK=192 is 192 bytes"
+  "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_m64_lds128_s2: no 64x64 MFMA for e4m3fnuz in the LDS pipeline"
+  "reject gemm_gfx942_f32_f32_16x48x64_w1x3_lds128_s2: 192 threads cannot cover a 16x64 tile in whole rows of 16 vectors"
+  "reject gemm_gfx942_f32_f32_64x64x32_w2x2_m32_lds128_s2: no 32x32 MFMA for f32 in the LDS pipeline"
+  "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
+  # ---- end gfx942 LDS pipeline
   "registry [^\n]* 7\n")
 fly_check_generator_output("${out}" ${expect})

@@ -45,6 +45,8 @@ struct GemmVariant {
   // Enqueues the GEMM on the caller's stream (a cudaStream_t / hipStream_t): no host
   // synchronisation, no allocation. Must handle any m, n, k >= 1 (partial tiles) and any ldc/ldd.
   fly_status_t (*launch)(const GemmProblem&, void* stream);
+  // gfx942 GemmLdsBlock (global -> LDS -> MFMA): the heuristic prefers these (select_gemm_variant).
+  bool lds_pipeline = false;
 };
 
 // Every variant compiled into the library (empty without generated GPU kernels).

@@ -63,11 +63,14 @@ bool computes(const GemmVariant& v, const GemmProblem& p) {
          v.bm >= 1 && v.bn >= 1 && v.bk >= 1;  // a malformed table entry never runs
 }
 
-Heuristic run_heuristic(std::span<const GemmVariant> variants, const GemmProblem& p, Target target, int problem_align) {
+// lds_only: among the LDS-pipelined variants alone (counted on target like the others).
+Heuristic run_heuristic(std::span<const GemmVariant> variants, const GemmProblem& p, Target target, int problem_align,
+                        bool lds_only = false) {
   Heuristic h;
   for (const GemmVariant& v : variants) {
     if (v.target != target) continue;
     ++h.on_target;
+    if (lds_only && !v.lds_pipeline) continue;
     if (!computes(v, p)) continue;
     ++h.typed;
     if (h.typed_min_align == 0 || v.align_elems < h.typed_min_align) h.typed_min_align = v.align_elems;
@@ -144,6 +147,28 @@ std::string shape_text(int64_t m, int64_t n, int64_t k) {
 
 }  // namespace
 
+// ---- gfx942 LDS pipeline preference ----
+// An LDS-pipelined variant (GemmLdsBlock) reads each operand tile once per block and shares it
+// among the block's waves from LDS, where the direct-load kernel reads it once per wave: the
+// heuristic takes the least padded LDS variant whenever it pads the call at most this much more
+// than the least padded variant of all.
+constexpr double kLdsPaddingSlack = 1.25;
+
+namespace {
+bool prefer_lds(const Heuristic& all, const Heuristic& lds) {
+  if (lds.best == nullptr || all.best == nullptr || all.best->lds_pipeline) return false;
+  return lds.best_ratio <= kLdsPaddingSlack * all.best_ratio || same_ratio(lds.best_ratio, kLdsPaddingSlack * all.best_ratio);
+}
+
+std::string lds_why(const Heuristic& all, const Heuristic& lds, const GemmProblem& p, Target target, int problem_align) {
+  char work[96];
+  std::snprintf(work, sizeof work, "LDS pipeline preferred (%.3gx the work, within %.3gx of the least padded %.3gx): ",
+                lds.best_ratio, kLdsPaddingSlack, all.best_ratio);
+  return work + heuristic_why(lds, p, target, problem_align);
+}
+}  // namespace
+// ---- end gfx942 LDS pipeline preference ----
+
 // A tuned variant reached through m alone may pad this call at most this much more than the least
 // padded eligible variant: it was measured on shapes it tiles exactly.
 constexpr double kByMPaddingSlack = 1.25;
@@ -176,11 +201,13 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, st
       return v;
     }
   }
+  Heuristic const lds = run_heuristic(variants, p, target, problem_align, true);
+  bool const use_lds = prefer_lds(h, lds);
   if (why != nullptr) {
-    *why = heuristic_why(h, p, target, problem_align);
+    *why = use_lds ? lds_why(h, lds, p, target, problem_align) : heuristic_why(h, p, target, problem_align);
     if (tuned != nullptr) *why = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; heuristic: " + *why;
   }
-  return h.best;
+  return use_lds ? lds.best : h.best;
 }
 
 const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, const GemmProblem& problem,

@@ -76,6 +76,27 @@ std::map<std::string, MmaInfo> mma_table() {
                 64, dyn::parse_layout("(_8,_4,_2):(_1,_16,_8)")));
   t.emplace("gfx942/f32", mma_info<fly::GFX942_MFMA_F32_16x16x4_F32>("fly::GFX942_MFMA_F32_16x16x4_F32", "float", 4, none,
                                                                       4, dyn::make_layout(dyn::IntTuple(4, true))));
+  // ---- gfx942 LDS pipeline (GemmLdsBlock): "<target>/<ab>/lds<M>", M the MFMA's M = N. Each K
+  // permutation makes a lane's values for consecutive k-steps one 16-byte chunk (one ds_read_b128).
+  t.emplace("gfx942/e4m3fnuz/lds16",
+            mma_info<fly::GFX942_MFMA_F32_16x16x32_F8>(
+                "fly::GFX942_MFMA_F32_16x16x32_F8", "fly::float8_e4m3fnuz", 1,
+                "fly::Tile<fly::Underscore, fly::Underscore, fly::Layout<fly::Shape<fly::_8, fly::_4, fly::_2>, "
+                "fly::Stride<fly::_1, fly::_16, fly::_8>>>",
+                64, dyn::parse_layout("(_8,_4,_2):(_1,_16,_8)")));
+  t.emplace("gfx942/e4m3fnuz/lds32",
+            mma_info<fly::GFX942_MFMA_F32_32x32x16_F8>(
+                "fly::GFX942_MFMA_F32_32x32x16_F8", "fly::float8_e4m3fnuz", 1,
+                "fly::Tile<fly::Underscore, fly::Underscore, fly::Layout<fly::Shape<fly::_8, fly::_2, fly::_2>, "
+                "fly::Stride<fly::_1, fly::_16, fly::_8>>>",
+                32, dyn::parse_layout("(_8,_2,_2):(_1,_16,_8)")));
+  t.emplace("gfx942/f32/lds16",
+            mma_info<fly::GFX942_MFMA_F32_16x16x4_F32>(
+                "fly::GFX942_MFMA_F32_16x16x4_F32", "float", 4,
+                "fly::Tile<fly::Underscore, fly::Underscore, fly::Layout<fly::Shape<fly::_4, fly::_4>, "
+                "fly::Stride<fly::_4, fly::_1>>>",
+                16, dyn::parse_layout("(_4,_4):(_4,_1)")));
+  // ---- end gfx942 LDS pipeline
   return t;
 }
 
@@ -83,7 +104,8 @@ std::map<std::string, MmaInfo> mma_table() {
 // fragments (GemmBlock); a staged copy (cp.async) streams tiles through a ring of shared-memory
 // buffers (GemmCpAsyncBlock, pipeline depth from the tile's :sN); `wgmma` stages the same way
 // for the warpgroup MMA on the transposed product (GemmWgmmaBlock); `tma` feeds that MMA from a
-// producer warpgroup's TMA boxes through an mbarrier ring (GemmWgmmaTmaBlock).
+// producer warpgroup's TMA boxes through an mbarrier ring (GemmWgmmaTmaBlock). `lds128`/`lds64`
+// (gfx942, GemmLdsBlock) buffer-load 16/8-byte vectors into a double-buffered swizzled LDS tile.
 struct CopyInfo {
   std::string cpp;
   int bits, min_bits;
@@ -91,6 +113,7 @@ struct CopyInfo {
   bool staged = false;
   bool wgmma = false;
   bool tma = false;
+  bool lds = false;
 };
 const std::map<std::string, CopyInfo> kCopies = {
     {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
@@ -100,6 +123,8 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"cpasync128", {"fly::SM90_CpAsync<128>", 128, 128, false, true}},
     {"wgmma", {"fly::SM90_CpAsync<128>", 128, 128, false, true, true}},
     {"tma", {"fly::SM90_TMA_LOAD_2D", 128, 128, false, true, true, true}},
+    {"lds128", {"fly::BufferCopy128b", 128, 32, true, false, false, false, true}},
+    {"lds64", {"fly::BufferCopy64b", 64, 32, true, false, false, false, true}},
 };
 const std::map<std::string, std::string> kDtypeCpp = {
     {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
@@ -114,16 +139,18 @@ struct Cell {
   int bm, bn, bk, wm, wn;
   int wk = 1;      // warps splitting each tile's k-steps
   int stages = 1;
+  int mfma = 0;    // the MFMA's M = N when the tile names it (:m32), else the target's default
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
-           (wk > 1 ? "x" + std::to_string(wk) : std::string()) + "_" + copy + "_s" + std::to_string(stages);
+           (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
+           "_" + copy + "_s" + std::to_string(stages);
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -133,6 +160,7 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.wn = std::stoi(m[5]);
   cell.wk = m[6].matched ? std::stoi(m[6]) : 1;
   cell.stages = m[7].matched ? std::stoi(m[7]) : 1;
+  cell.mfma = m[8].matched ? std::stoi(m[8]) : 0;
   return cell.stages >= 1 && cell.wk >= 1;
 }
 
@@ -265,6 +293,36 @@ int contiguous_run(const MmaInfo& mma, const dyn::Layout& tv, int rows, int bk) 
   return d0.value() == 1 ? int(s0.value()) : 1;
 }
 
+// ---- gfx942 LDS pipeline (GemmLdsBlock) ----
+// Checks what GemmLdsBlock and its LdsTile static_assert: two LDS buffers within gfx942's 64 KiB,
+// rows of the swizzled tile a power of two >= 32 bytes, threads covering each operand tile in whole
+// rows of load vectors, and fragments read as 16-byte runs (the K permutation's). `mma` is the
+// cell's "lds<M>" entry; run is the contiguous run of a lane's A/B values (contiguous_run).
+std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int threads, int run,
+                      int& align_elems) {
+  const std::string atom = mma.op.substr(5);  // without "fly::"
+  if (cell.target != "gfx942") return "copy " + cell.copy + " is a gfx942 pipeline (buffer loads into LDS)";
+  if (cell.stages != 2) return "the LDS pipeline double-buffers: stages must be :s2";
+  if (cell.wk != 1) return "the LDS pipeline does not split a tile's k-steps among waves";
+  const int row_bytes = cell.bk * mma.elem_bytes;
+  if (row_bytes < 32 || (row_bytes & (row_bytes - 1)) != 0)
+    return "the swizzled LDS tile (" + std::to_string(cell.bm) + "x" + std::to_string(cell.bk) +
+           "):(" + std::to_string(cell.bk) + ",1) needs rows of 2^n >= 32 bytes for its 16-byte-chunk XOR swizzle; BK=" +
+           std::to_string(cell.bk) + " is " + std::to_string(row_bytes) + " bytes";
+  const int vec = copy.bits / (8 * mma.elem_bytes);
+  if (auto why = staging_rejection(cell, threads, cell.bk / vec, 1); !why.empty()) return why;
+  const int lds = 2 * (cell.bm + cell.bn) * row_bytes;
+  if (lds > 65536)
+    return "two LDS buffers of (BM + BN) x BK = (" + std::to_string(cell.bm) + " + " + std::to_string(cell.bn) + ") x " +
+           std::to_string(row_bytes) + " bytes need " + std::to_string(lds) + " bytes, over gfx942's 64 KiB per workgroup";
+  if (run * mma.elem_bytes < 16)
+    return atom + " fragments of a " + std::to_string(cell.bm) + "x" + std::to_string(cell.bk) +
+           " tile are contiguous in runs of " + std::to_string(run * mma.elem_bytes) + " bytes, not one ds_read_b128";
+  align_elems = vec;
+  return {};
+}
+// ---- end gfx942 LDS pipeline ----
+
 // Empty string when the cell is valid, else why not.
 std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int& align_elems) {
   const int threads = mma.threads * cell.wm * cell.wn * cell.wk;
@@ -282,6 +340,10 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
     return "BN=" + std::to_string(cell.bn) + " is not a multiple of the MMA's N step " + std::to_string(step_n);
   if (!covers(cell.bk, mma.k_step))
     return "BK=" + std::to_string(cell.bk) + " is not a multiple of the MMA's K step " + std::to_string(mma.k_step);
+  if (copy.lds)
+    return check_lds(cell, mma, copy, threads,
+                     std::min(contiguous_run(mma, mma.a_tv, mma.atom_m, cell.bk), contiguous_run(mma, mma.b_tv, mma.atom_n, cell.bk)),
+                     align_elems);
   if (copy.staged) return check_staged(cell, mma, copy, threads, align_elems);
   if (cell.stages != 1) return "the direct-load kernel has no pipeline: stages must be 1";
   if (cell.wk != 1) return "the direct-load kernel does not split K among warps";
@@ -312,7 +374,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   f << "// " << cell.name() << "\n";
   if (!cuda) f << "#include <hip/hip_runtime.h>\n";
   f << "#include \"fly/arch/copy_gfx942.hpp\"\n#include \"fly/atom/mma_traits_" << (cuda ? "sm90" : "gfx942") << ".hpp\"\n";
-  f << (copy.tma      ? "#include \"gemm_wgmma_tma_kernel.hpp\"\n"
+  f << (copy.lds      ? "#include \"gemm_lds_kernel.hpp\"\n"
+        : copy.tma    ? "#include \"gemm_wgmma_tma_kernel.hpp\"\n"
         : copy.wgmma  ? "#include \"gemm_wgmma_kernel.hpp\"\n"
         : copy.staged ? "#include \"gemm_cpasync_kernel.hpp\"\n"
                       : "#include \"gemm_kernel.hpp\"\n");
@@ -320,7 +383,10 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
         : copy.tma ? "#include \"gemm/gemm_launch_tma_cuda.hpp\"\n"
                    : "#include \"gemm/gemm_launch_cuda.hpp\"\n");
   f << "\nnamespace {\n";
-  if (copy.tma) {
+  if (copy.lds) {
+    f << "using Block = fly::kernels::GemmLdsBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
+      << ", " << copy.bits << ", " << kDtypeCpp.at(cell.d) << ">;\n";
+  } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
       << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.wgmma) {
@@ -344,7 +410,11 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
     return;
   }
   f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name() << "(fly::kernels::GemmParams p) {\n";
-  if (copy.staged) {
+  if (copy.lds) {  // static LDS: the ISA's group segment size is the kernel's LDS
+    f << "  __shared__ __attribute__((aligned(16))) unsigned char lds[Block::lds_bytes];\n"
+      << "  fly::kernels::DeviceTeam<Block> team{int(threadIdx.x)};\n"
+      << "  Block::run(team, p, reinterpret_cast<Block::TA*>(lds), int(blockIdx.x), int(blockIdx.y));\n}\n";
+  } else if (copy.staged) {
     f << "  extern __shared__ __align__(128) unsigned char smem[];\n"
       << "  Block::run(p, reinterpret_cast<Block::TA*>(smem), int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
   } else {
@@ -395,8 +465,21 @@ int main(int argc, char** argv) {
       if (!emit.wanted(cell.name())) continue;
       int align = 1;
       std::string why;
+      const MmaInfo* mma = &mma_it->second;
+      if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
+        const std::string mfma = std::to_string(cell.mfma ? cell.mfma : 16);
+        auto lds_it = mmas.find(row[0] + "/" + row[1] + "/lds" + mfma);
+        if (lds_it == mmas.end()) {
+          emit.reject(cell.name(), "no " + mfma + "x" + mfma + " MFMA for " + cell.ab + " in the LDS pipeline");
+          continue;
+        }
+        mma = &lds_it->second;
+      } else if (cell.mfma) {
+        emit.reject(cell.name(), "the MFMA choice :m" + std::to_string(cell.mfma) + " is for the LDS pipeline (lds128, lds64)");
+        continue;
+      }
       try {
-        why = check(cell, mma_it->second, kCopies.at(cell.copy), align);
+        why = check(cell, *mma, kCopies.at(cell.copy), align);
       } catch (const std::exception& e) {
         why = std::string("the layout algebra rejects the tiling: ") + e.what();
       }
@@ -405,7 +488,7 @@ int main(int argc, char** argv) {
         continue;
       }
       const std::string path = out + "/" + cell.name() + (cell.target == "sm90a" ? ".cu" : ".hip");
-      write_tu(path, cell, mma_it->second, kCopies.at(cell.copy));
+      write_tu(path, cell, *mma, kCopies.at(cell.copy));
       emit.file(cell.target, path);
       if (has(linked, cell.target)) registry.emplace_back(cell, align);
     }
@@ -422,7 +505,7 @@ int main(int argc, char** argv) {
   for (const auto& [cell, align] : registry)
     r << "    {\"" << cell.name() << "\", Target::" << cell.target << ", " << kDtypeEnum.at(cell.ab) << ", "
       << kDtypeEnum.at(cell.d) << ", " << cell.bm << ", " << cell.bn << ", " << cell.bk << ", " << align << ", "
-      << cell.name() << "_launch},\n";
+      << cell.name() << "_launch" << (kCopies.at(cell.copy).lds ? ", true" : "") << "},\n";
   if (registry.empty()) r << "    {nullptr, Target::host, FLY_DTYPE_F32, FLY_DTYPE_F32, 1, 1, 1, 1, nullptr},\n";
   r << "};\n}  // namespace\n\nstd::span<const GemmVariant> gemm_variants() {\n  return std::span<const GemmVariant>(kVariants, "
     << registry.size() << ");\n}\n}  // namespace fly::dispatch\n";
