@@ -78,12 +78,8 @@ std::map<std::string, MmaInfo> mma_table() {
                                                                       4, dyn::make_layout(dyn::IntTuple(4, true))));
   // ---- gfx942 LDS pipeline (GemmLdsBlock): "<target>/<ab>/lds<M>", M the MFMA's M = N. Each K
   // permutation makes a lane's values for consecutive k-steps one 16-byte chunk (one ds_read_b128).
-  t.emplace("gfx942/e4m3fnuz/lds16",
-            mma_info<fly::GFX942_MFMA_F32_16x16x32_F8>(
-                "fly::GFX942_MFMA_F32_16x16x32_F8", "fly::float8_e4m3fnuz", 1,
-                "fly::Tile<fly::Underscore, fly::Underscore, fly::Layout<fly::Shape<fly::_8, fly::_4, fly::_2>, "
-                "fly::Stride<fly::_1, fly::_16, fly::_8>>>",
-                64, dyn::parse_layout("(_8,_4,_2):(_1,_16,_8)")));
+  // 16x16x32 fp8: the direct-load permutation already puts a lane's two k-steps in one 16-byte chunk
+  t.emplace("gfx942/e4m3fnuz/lds16", t.at("gfx942/e4m3fnuz"));
   t.emplace("gfx942/e4m3fnuz/lds32",
             mma_info<fly::GFX942_MFMA_F32_32x32x16_F8>(
                 "fly::GFX942_MFMA_F32_32x32x16_F8", "fly::float8_e4m3fnuz", 1,
