@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -247,6 +248,9 @@ int run_gemm_tuning(const std::string& path, const std::string& command) {
       }
       std::printf("%-14s %-16s %-56s %10s %8.1f  %s\n", types.c_str(), shape_text(s).c_str(), win.variant->name,
                   us_text(win.seconds).c_str(), p.flops() / win.seconds * 1e-12, verdict.c_str());
+      if (std::getenv("FLY_TUNE_ALL") != nullptr)  // every variant's time, for comparing kernels
+        for (const Measured& m : times)
+          std::printf("    %-56s %10s %8.1f\n", m.variant->name, us_text(m.seconds).c_str(), p.flops() / m.seconds * 1e-12);
       std::fflush(stdout);
     }
     if (status != 0) break;

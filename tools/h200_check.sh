@@ -2,7 +2,7 @@
 # The one script for the GPU machine: builds the cuda preset there, runs every test (GPU tests
 # included), runs fly_bench, and writes a short table plus the full logs under $OUT.
 #   device run: bash tools/h200_check.sh
-# TUNE=1 runs, instead of the full bench, `fly_bench --tune=src/dispatch/tuning/sm90a.tsv` (every variant on every tuning
+# TUNE=1 (FLY_TUNE_ALL=1: every variant's time per shape in tune.txt) runs, instead of the full bench, `fly_bench --tune=src/dispatch/tuning/sm90a.tsv` (every variant on every tuning
 # shape, about 3 minutes), copies the new table to $OUT/sm90a.tsv (commit it as
 # src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
 # rows of fly_bench again (bench_tuned.txt).

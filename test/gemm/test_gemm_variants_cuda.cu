@@ -23,6 +23,7 @@
 #include "common/cuda_test.hpp"
 #include "common/exact_values.hpp"
 #include "common/gemm_buffer.hpp"
+#include "common/parallel_rows.hpp"
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
 #include "gemm/gemm_launch_tma_cuda.hpp"
@@ -36,6 +37,8 @@ using fly_test::Buffer;
 
 enum class Data { exact, random };
 
+bool is_persistent(const GemmVariant& v) { return std::string(v.name).find("_tmaws_") != std::string::npos; }
+
 // The relative rounding error of one conversion to `t` (round to nearest even).
 double unit_roundoff(fly_dtype_t t) {
   return t == FLY_DTYPE_BF16 ? std::ldexp(1.0, -8) : t == FLY_DTYPE_F16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
@@ -43,9 +46,11 @@ double unit_roundoff(fly_dtype_t t) {
 
 constexpr int64_t kGuardRows = 2;  // rows of D past the last one, poisoned, that must stay so
 
-void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned seed, Data data = Data::exact) {
+// beta = 0 leaves C unread (and lets the persistent block's epilogue store column pairs).
+void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned seed, Data data = Data::exact,
+                 float beta = 2.f) {
   SCOPED_TRACE(std::string(v.name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-               (data == Data::exact ? " exact" : " random"));
+               (data == Data::exact ? " exact" : " random") + " beta " + std::to_string(beta));
   std::mt19937 rng(seed);
   const int64_t lda = k + v.align_elems * 2, ldb = k + v.align_elems, ldc = n + 3, ldd = n + 5;
   Buffer A(v.ab_type, m * lda), B(v.ab_type, n * ldb), C(v.d_type, m * ldc), D(v.d_type, (m + kGuardRows) * ldd);
@@ -59,7 +64,7 @@ void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned
   for (int64_t i = 0; i < B.elems; ++i) B.set(i, operand());
   for (int64_t i = 0; i < C.elems; ++i) C.set(i, data == Data::exact ? fly_test::random_exact_value(rng) : uniform(rng));
   std::memset(D.bytes.data(), 0xFF, D.bytes.size());  // poison: NaN in f32, bf16 and f16
-  const float alpha = 0.5f, beta = 2.f, sa = 2.f, sb = 0.25f;
+  const float alpha = 0.5f, sa = 2.f, sb = 0.25f;
 
   void *dA, *dB, *dC, *dD;
   float *dsa, *dsb;
@@ -88,6 +93,22 @@ void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned
 
   Buffer expect(v.d_type, 1);
   const double s = double(alpha) * sa * sb;
+  // the float64 sums and magnitudes, rows split among host threads (large persistent shapes)
+  std::vector<double> sums(size_t(m * n)), mags(size_t(m * n));
+  fly_test::parallel_rows(m, [&](int64_t i) {
+    std::vector<double> a_row(static_cast<size_t>(k));
+    for (int64_t kk = 0; kk < k; ++kk) a_row[size_t(kk)] = A.get(i * lda + kk);
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0, mag = 0;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const double ab = a_row[size_t(kk)] * double(B.get(j * ldb + kk));
+        acc += ab;
+        mag += std::fabs(ab);
+      }
+      sums[size_t(i * n + j)] = acc;
+      mags[size_t(i * n + j)] = mag;
+    }
+  });
   for (int64_t i = 0; i < m + kGuardRows; ++i)
     for (int64_t j = 0; j < ldd; ++j) {
       const float got = D.get(i * ldd + j);
@@ -95,12 +116,7 @@ void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned
         ASSERT_TRUE(std::isnan(got)) << (i >= m ? "guard row" : "padding") << " D(" << i << "," << j << ") was written";
         continue;
       }
-      double acc = 0, mag = 0;
-      for (int64_t kk = 0; kk < k; ++kk) {
-        const double ab = double(A.get(i * lda + kk)) * double(B.get(j * ldb + kk));
-        acc += ab;
-        mag += std::fabs(ab);
-      }
+      const double acc = sums[size_t(i * n + j)], mag = mags[size_t(i * n + j)];
       const double cterm = double(beta) * C.get(i * ldc + j);
       const double ref = s * acc + cterm;
       if (data == Data::exact) {
@@ -157,15 +173,40 @@ TEST(GemmVariantsCuda, EveryVariantOnRandomDataStaysWithinTheBound) {
     if (HasFatalFailure()) return;
   }
 }
+// The persistent blocks (copy tmaws) when the tiles outnumber the SMs: some blocks walk two tiles,
+// the ring's stages and phases running on from one tile into the next (3 k-tiles a tile
+// against 4 or 6 stages: the second tile starts mid-ring, on the other phase), with a K tail; bf16
+// and f16 D with beta = 0 (the epilogue's column pairs), f32 with beta * C (single stores).
+TEST(GemmVariantsCuda, PersistentVariantsWalkEveryTile) {
+  FLY_SKIP_WITHOUT_GPU();
+  int device = 0, sms = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int checked = 0;
+  unsigned seed = 9001;
+  for (const auto& v : fly::dispatch::gemm_variants()) {
+    if (v.target != fly::dispatch::Target::sm90a || !is_persistent(v)) continue;
+    const int64_t m = v.bm + 3, tiles_n = sms / 2 + 5, n = tiles_n * v.bn - 3, k = 2 * v.bk + v.align_elems;
+    ASSERT_GT(2 * tiles_n, sms) << "every block must walk more than one tile";
+    const bool f32 = v.d_type == FLY_DTYPE_F32;
+    run_variant(v, m, n, k, seed++, Data::random, f32 ? 2.f : 0.f);
+    run_variant(v, m, n, k, seed++, Data::exact, f32 ? 0.f : 2.f);
+    if (HasFatalFailure()) return;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "SKIPPED: no persistent (tmaws) variant compiled in (FLY_GEMM_FILTER)";
+}
+
 // A grid needing more than 65535 column blocks is refused before anything is launched or read,
 // by every launcher (the direct, staged, wgmma and TMA ones): the pointers are never dereferenced.
+// The persistent blocks' 1-D grid has no such limit.
 TEST(GemmVariantsCuda, TooManyColumnBlocksIsNotSupported) {
   FLY_SKIP_WITHOUT_GPU();
   void* buffer = nullptr;
   CUDA_OK(cudaMalloc(&buffer, 1024));
   int checked = 0;
   for (const auto& v : fly::dispatch::gemm_variants()) {
-    if (v.target != fly::dispatch::Target::sm90a) continue;
+    if (v.target != fly::dispatch::Target::sm90a || is_persistent(v)) continue;
     SCOPED_TRACE(v.name);
     const int64_t m = 16, n = 65536 * v.bn + 1, k = 4 * v.bk;
     GemmProblem p{m, n, k, k, k, n, n, v.ab_type, v.ab_type, v.d_type, v.d_type, 1.f, 0.f,

@@ -155,6 +155,24 @@ FLY_HOST_DEVICE inline void warpgroup_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 #endif
 }
+// Warp specialisation (PTX ISA "setmaxnreg"): every warp of a warpgroup moves its per-thread
+// register count to N (a multiple of 8 in [24, 256]); a producer warpgroup that only issues TMA
+// gives registers back (dealloc) so that the consumer warpgroups holding accumulators can take
+// them (alloc). The block's registers at launch bound what the allocations may add up to.
+template <int N>
+FLY_HOST_DEVICE inline void warpgroup_reg_dealloc() {
+  static_assert(N % 8 == 0 && N >= 24 && N <= 256, "setmaxnreg takes a multiple of 8 in [24, 256]");
+#if defined(FLY_ARCH_WGMMA_SM90A_ENABLED)
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
+template <int N>
+FLY_HOST_DEVICE inline void warpgroup_reg_alloc() {
+  static_assert(N % 8 == 0 && N >= 24 && N <= 256, "setmaxnreg takes a multiple of 8 in [24, 256]");
+#if defined(FLY_ARCH_WGMMA_SM90A_ENABLED)
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+#endif
+}
 // Keeps the compiler from moving accesses to an accumulator register across the fences.
 FLY_HOST_DEVICE inline void warpgroup_fence_operand(float& reg) {
 #if defined(FLY_ARCH_WGMMA_SM90A_ENABLED)

@@ -1,7 +1,7 @@
-// Launching a TMA-fed GEMM block (GemmWgmmaTmaBlock) on the caller's stream: the two tensor maps
-// are encoded on the host for this call (no device work, no allocation) and passed by value with
-// the parameters as one __grid_constant__ argument; blocks are launched in clusters of ClusterN
-// along N.
+// Launching a TMA-fed GEMM block (GemmWgmmaTmaBlock, GemmWgmmaWsBlock) on the caller's stream: the
+// two tensor maps are encoded on the host for this call (no device work, no allocation) and passed
+// by value with the parameters as one __grid_constant__ argument; GemmWgmmaTmaBlock's blocks are
+// launched in clusters of ClusterN along N, the persistent GemmWgmmaWsBlock's one per SM.
 #pragma once
 
 #include <cuda.h>
@@ -33,32 +33,42 @@ __global__ void __launch_bounds__(Block::threads) gemm_wgmma_tma_kernel(const __
   Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
 }
 
-// `kernel` runs Block::run over its arguments, as gemm_wgmma_tma_kernel does. One kernel per Block:
-// the shared-memory opt-in is remembered per Block.
+// The call's parameters and the two tensor maps a Block's boxes read (A: M x K in boxes of
+// a_box_rows x box_cols bytes, B: N x K in boxes of b_box_rows x box_cols).
 template <class Block>
-fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::GemmProblem& problem, void* stream) {
+fly_status_t make_gemm_tma_args(const fly::dispatch::GemmProblem& problem, GemmTmaArgs& args) {
   if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
     return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
   }
-  const unsigned n_blocks = unsigned((problem.n + Block::BN - 1) / Block::BN);
-  const unsigned clusters = (n_blocks + Block::cluster_n - 1) / Block::cluster_n;
-  if (fly_status_t s = check_grid_y(uint64_t(clusters) * Block::cluster_n, problem.n, Block::BN); s != FLY_STATUS_SUCCESS)
-    return s;
-  GemmTmaArgs args;
   args.p = gemm_params(problem);
   if (fly_status_t s = make_tma_desc_2d(&args.a, {problem.A, problem.m, problem.k, problem.lda, Block::a_box_rows,
                                                   Block::box_cols});
       s != FLY_STATUS_SUCCESS)
     return s;
-  if (fly_status_t s = make_tma_desc_2d(&args.b, {problem.B, problem.n, problem.k, problem.ldb, Block::b_box_rows,
-                                                  Block::box_cols});
-      s != FLY_STATUS_SUCCESS)
-    return s;
+  return make_tma_desc_2d(&args.b, {problem.B, problem.n, problem.k, problem.ldb, Block::b_box_rows, Block::box_cols});
+}
+
+template <class Block, class Kernel>
+fly_status_t allow_tma_block_smem(Kernel kernel) {
   if (cudaError_t e = allow_dynamic_smem<Block>(kernel); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
                                                           std::to_string(Block::smem_bytes) +
                                                           " bytes of shared memory: " + cudaGetErrorString(e));
   }
+  return FLY_STATUS_SUCCESS;
+}
+
+// `kernel` runs Block::run over its arguments, as gemm_wgmma_tma_kernel does. One kernel per Block:
+// the shared-memory opt-in is remembered per Block.
+template <class Block>
+fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::GemmProblem& problem, void* stream) {
+  GemmTmaArgs args;
+  if (fly_status_t s = make_gemm_tma_args<Block>(problem, args); s != FLY_STATUS_SUCCESS) return s;
+  const unsigned n_blocks = unsigned((problem.n + Block::BN - 1) / Block::BN);
+  const unsigned clusters = (n_blocks + Block::cluster_n - 1) / Block::cluster_n;
+  if (fly_status_t s = check_grid_y(uint64_t(clusters) * Block::cluster_n, problem.n, Block::BN); s != FLY_STATUS_SUCCESS)
+    return s;
+  if (fly_status_t s = allow_tma_block_smem<Block>(kernel); s != FLY_STATUS_SUCCESS) return s;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(unsigned((problem.m + Block::BM - 1) / Block::BM), clusters * Block::cluster_n);
   config.blockDim = dim3(Block::threads);
@@ -71,6 +81,33 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
   cluster_dims.val.clusterDim.z = 1;
   config.attrs = &cluster_dims;
   config.numAttrs = Block::cluster_n > 1 ? 1 : 0;
+  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
+  }
+  return FLY_STATUS_SUCCESS;
+}
+
+// A persistent Block (GemmWgmmaWsBlock): one block per SM of the current device, at most one per
+// tile; the blocks walk the tiles themselves. The SM count is a host query, no device work.
+template <class Block>
+fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::GemmProblem& problem,
+                                        void* stream) {
+  GemmTmaArgs args;
+  if (fly_status_t s = make_gemm_tma_args<Block>(problem, args); s != FLY_STATUS_SUCCESS) return s;
+  int device = 0, sms = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no current device: ") + cudaGetErrorString(e));
+  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot read the SM count: ") +
+                                                          cudaGetErrorString(e));
+  const int64_t tiles = ((problem.m + Block::BM - 1) / Block::BM) * ((problem.n + Block::BN - 1) / Block::BN);
+  const unsigned blocks = unsigned(tiles < sms ? tiles : sms);
+  if (fly_status_t s = allow_tma_block_smem<Block>(kernel); s != FLY_STATUS_SUCCESS) return s;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(Block::threads);
+  config.dynamicSmemBytes = Block::smem_bytes;
+  config.stream = static_cast<cudaStream_t>(stream);
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }

@@ -100,7 +100,9 @@ std::map<std::string, MmaInfo> mma_table() {
 // fragments (GemmBlock); a staged copy (cp.async) streams tiles through a ring of shared-memory
 // buffers (GemmCpAsyncBlock, pipeline depth from the tile's :sN); `wgmma` stages the same way
 // for the warpgroup MMA on the transposed product (GemmWgmmaBlock); `tma` feeds that MMA from a
-// producer warpgroup's TMA boxes through an mbarrier ring (GemmWgmmaTmaBlock). `lds128`/`lds64`
+// producer warpgroup's TMA boxes through an mbarrier ring (GemmWgmmaTmaBlock); `tmaws` is the
+// persistent warp-specialised block (GemmWgmmaWsBlock: one block per SM walking the tiles, the
+// producer's registers moved to two consumer warpgroups of 64 rows of A). `lds128`/`lds64`
 // (gfx942, GemmLdsBlock) buffer-load 16/8-byte vectors into a double-buffered swizzled LDS tile.
 struct CopyInfo {
   std::string cpp;
@@ -110,6 +112,7 @@ struct CopyInfo {
   bool wgmma = false;
   bool tma = false;
   bool lds = false;
+  bool ws = false;  // persistent, warp-specialised (GemmWgmmaWsBlock)
 };
 const std::map<std::string, CopyInfo> kCopies = {
     {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
@@ -119,6 +122,7 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"cpasync128", {"fly::SM90_CpAsync<128>", 128, 128, false, true}},
     {"wgmma", {"fly::SM90_CpAsync<128>", 128, 128, false, true, true}},
     {"tma", {"fly::SM90_TMA_LOAD_2D", 128, 128, false, true, true, true}},
+    {"tmaws", {"fly::SM90_TMA_LOAD_2D", 128, 128, false, true, true, true, false, true}},
     {"lds128", {"fly::BufferCopy128b", 128, 32, true, false, false, false, true}},
     {"lds64", {"fly::BufferCopy64b", 64, 32, true, false, false, false, true}},
 };
@@ -212,6 +216,22 @@ std::string check_wgmma_tma(const Cell& cell) {
   return smem_rejection(cell, cell.stages * stage + 2 * cell.stages * 8 + align, cell.bm * (cell.bn + 4) * 4);
 }
 
+// GemmWgmmaWsBlock: two consumer warpgroups of 64 rows of A (BM = 128, warps 8x1: the producer
+// warpgroup is not in them), BN in 128-row wgmma sub-tiles, one 128-byte swizzle atom of K per
+// stage, the ring and its barriers within shared memory (the epilogue stores from registers).
+std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
+  if (cell.ab != "e4m3fn") return "the warp-specialised wgmma block computes e4m3fn only";
+  if (cell.bm != 128 || cell.wm != 8 || cell.wn != 1 || cell.wk != 1)
+    return "the warp-specialised block is two consumer warpgroups of 64 rows of A: tile 128xBNx128:8x1";
+  if (cell.bn != 128 && cell.bn != 256)
+    return "BN=" + std::to_string(cell.bn) + ": the warp-specialised block's N is one or two wgmma N=128 sub-tiles";
+  if (cell.bk != 128) return "BK=" + std::to_string(cell.bk) + ": a warp-specialised stage is one 128-byte swizzle atom of K";
+  if (cell.stages < 2) return "a TMA ring needs 2 stages at least";
+  align_elems = 16;
+  const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
+  return smem_rejection(cell, cell.stages * stage + 2 * cell.stages * 8 + align, 0);
+}
+
 // GemmWgmmaBlock: warpgroups (4 warps each) along N, one per 64 rows of B, per k-group; the block's M is
 // wgmma's N; tiles in shared memory in the 128-byte swizzled K-major layout.
 std::string check_wgmma(const Cell& cell, const CopyInfo& copy, int threads, int& align_elems) {
@@ -247,6 +267,7 @@ std::string check_wgmma(const Cell& cell, const CopyInfo& copy, int threads, int
 // memory (GemmCpAsyncBlock pads each row by one vector).
 std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int threads, int& align_elems) {
   if (cell.target != "sm90a") return "copy " + cell.copy + " is an sm_90a instruction";
+  if (copy.ws) return check_wgmma_ws(cell, align_elems);
   if (copy.wgmma) return check_wgmma(cell, copy, threads, align_elems);
   if (cell.stages < 2) return "a cp.async pipeline needs at least 2 stages (:s2 or more)";
   if ((cell.bk / mma.atom_k) % cell.wk != 0)
@@ -371,6 +392,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   if (!cuda) f << "#include <hip/hip_runtime.h>\n";
   f << "#include \"fly/arch/copy_gfx942.hpp\"\n#include \"fly/atom/mma_traits_" << (cuda ? "sm90" : "gfx942") << ".hpp\"\n";
   f << (copy.lds      ? "#include \"gemm_lds_kernel.hpp\"\n"
+        : copy.ws     ? "#include \"gemm_wgmma_ws_kernel.hpp\"\n"
         : copy.tma    ? "#include \"gemm_wgmma_tma_kernel.hpp\"\n"
         : copy.wgmma  ? "#include \"gemm_wgmma_kernel.hpp\"\n"
         : copy.staged ? "#include \"gemm_cpasync_kernel.hpp\"\n"
@@ -382,6 +404,9 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   if (copy.lds) {
     f << "using Block = fly::kernels::GemmLdsBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
       << ", " << copy.bits << ", " << kDtypeCpp.at(cell.d) << ">;\n";
+  } else if (copy.ws) {
+    f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
+      << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
       << kDtypeCpp.at(cell.d) << ">;\n";
@@ -397,12 +422,14 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   }
   f << "}  // namespace\n\n";
   if (copy.tma) {  // the tensor maps travel with the parameters (gemm_launch_tma_cuda.hpp)
-    f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name()
+    f << "extern \"C\" __global__ void __launch_bounds__(Block::threads" << (copy.ws ? ", 1" : "") << ") " << cell.name()
       << "(const __grid_constant__ fly::kernels::GemmTmaArgs args) {\n"
       << "  extern __shared__ __align__(128) unsigned char smem[];\n"
-      << "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n"
+      << (copy.ws ? "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(gridDim.x), int(threadIdx.x));\n}\n\n"
+                  : "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n")
       << "fly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
-      << "  return fly::kernels::launch_tma_cuda<Block>(" << cell.name() << ", problem, stream);\n}\n";
+      << "  return fly::kernels::" << (copy.ws ? "launch_tma_persistent_cuda" : "launch_tma_cuda") << "<Block>("
+      << cell.name() << ", problem, stream);\n}\n";
     return;
   }
   f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name() << "(fly::kernels::GemmParams p) {\n";

@@ -1,0 +1,176 @@
+// The persistent, warp-specialised wgmma GEMM block (sm_90a), for medium and large shapes:
+//   D[M,N] = alpha * scale_a * scale_b * (A[M,K] x B[N,K]^T) + beta * C[M,N]   (fp32 accumulate)
+// One block per SM computes a sequence of BM x BN tiles of D (GemmTileScheduler's order).
+//
+// Warp specialisation: warpgroup 0 is the producer. It gives most of its registers back
+// (setmaxnreg) and one of its threads issues two TMA boxes (BM and BN rows x 128 bytes of K) per
+// k-tile of every tile into a ring of Stages stages: a "full" mbarrier per stage counts the bytes
+// landing, an "empty" one the consumer warpgroups done with it. The producer runs on into the next
+// tile while the consumers store the last one. Warpgroups 1 .. BM/64 are the consumers, with the
+// registers the producer freed: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
+// m64n128k32 (A's rows as wgmma's M, B's rows as its N, BN / 128 sub-tiles along N), both
+// operands read from the 128-byte swizzled K-major stages.
+//
+// fp32 accumulation: each sub-tile's k-tile (128 of K, four k-steps) runs into one partial
+// accumulator (its first wgmma overwrites it: scale-d = 0), is drained (wait 0) and added into the
+// sub-tile's fp32 total. Nothing but wgmma touches the partial while wgmmas are in flight, so
+// ptxas keeps them asynchronous (no C7515, unlike the overlapped promotion of gemm_wgmma_tile.hpp),
+// and the other consumer warpgroup's batch keeps the tensor cores busy through a drain (DeepGEMM's
+// scheme). Registers per consumer thread: BN / 2 floats of totals and 64 of partial.
+//
+// Epilogue: straight from the totals to D (alpha * scales, beta * C, RNE to D's type), a pair of
+// adjacent columns as one store where D's alignment allows, nothing outside D.
+//
+// Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; a 1-D grid
+// of at most one block per SM.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+
+#include "fly/arch/copy_sm90_tma.hpp"
+#include "gemm_epilogue.hpp"
+#include "gemm_tile_scheduler.hpp"
+#include "gemm_wgmma_tile.hpp"
+
+namespace fly::kernels {
+
+template <int BM_, int BN_, int Stages_, class TD>
+struct GemmWgmmaWsBlock {
+  static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_;
+  using TA = float8_e4m3fn;
+  static constexpr int sub_n = 128, subs = BN / sub_n;
+  using Mma = WgmmaTile<sub_n>;
+  static constexpr int acc_size = Mma::acc_size;
+  static_assert(BM == 128, "GemmWgmmaWsBlock: two consumer warpgroups of 64 rows of A (BM = 128)");
+  static_assert(BN % sub_n == 0 && BN <= 256, "GemmWgmmaWsBlock: BN is 128 or 256 (wgmma N = 128 sub-tiles, a box <= 256)");
+  static_assert(Stages >= 2, "GemmWgmmaWsBlock: a ring needs two stages");
+  static constexpr int consumers = BM / 64;
+  static constexpr int threads = 128 * (consumers + 1);
+  // CUTLASS's split for one producer and two consumer warpgroups: 40 + 2 x 232 registers a thread
+  // add up to the 168 each of the 384 threads gets at launch (65536 / 384, in units of 8).
+  static constexpr int producer_regs = 40, consumer_regs = 232;
+  static_assert(128 * producer_regs + consumers * 128 * consumer_regs <= threads * (65536 / threads / 8 * 8),
+                "GemmWgmmaWsBlock: the warpgroups' registers exceed the block's");
+  static_assert(subs * acc_size + acc_size + 32 <= consumer_regs,
+                "GemmWgmmaWsBlock: the totals, the partial and 32 more registers exceed a consumer's");
+  static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
+  static constexpr int swizzle_align = 1024;
+  static constexpr int smem_bytes = Stages * stage_bytes + 2 * Stages * 8 + swizzle_align;
+  // What the launcher encodes (tma_desc_cuda.hpp): A as M x K bytes in boxes of BM x 128, B as
+  // N x K in boxes of BN x 128.
+  static constexpr int a_box_rows = BM, b_box_rows = BN, box_cols = 128;
+  static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
+
+#if defined(__CUDACC__)
+  // smem: smem_bytes of dynamic shared memory. Every thread of the block calls run; the grid is
+  // `blocks` blocks, this one `block`.
+  __device__ static void run(CUtensorMap const& map_a, CUtensorMap const& map_b, GemmParams const& p,
+                             unsigned char* smem_in, int block, int blocks, int thr) {
+    const uint32_t base = detail::smem_u32(smem_in);
+    unsigned char* smem = smem_in + (swizzle_align - base % swizzle_align) % swizzle_align;
+    auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes);
+    uint64_t* empty = full + Stages;
+    if (thr == 0) {
+      for (int s = 0; s < Stages; ++s) {
+        mbarrier::init(&full[s], 1);           // the producer's expect_tx arrival
+        mbarrier::init(&empty[s], consumers);  // one arrival per consumer warpgroup
+      }
+      mbarrier::fence_init();
+    }
+    __syncthreads();
+    const GemmTileScheduler tiles(p.m, p.n, BM, BN, group_m);
+    const int k_tiles = (p.k + BK - 1) / BK;
+    if (thr < 128) {
+      gmma::warpgroup_reg_dealloc<producer_regs>();
+      if (thr == 0) produce(map_a, map_b, smem, full, empty, tiles, k_tiles, block, blocks);
+    } else {
+      gmma::warpgroup_reg_alloc<consumer_regs>();
+      consume(p, smem, full, empty, tiles, k_tiles, block, blocks, thr - 128);
+    }
+  }
+
+  __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const& map_b, unsigned char* smem,
+                                 uint64_t* full, uint64_t* empty, GemmTileScheduler const& tiles, int k_tiles,
+                                 int block, int blocks) {
+    uint32_t it = 0;  // k-tiles issued so far, over all of this block's tiles: the ring position
+    for (int64_t t = block; t < tiles.tiles(); t += blocks) {
+      int64_t tm, tn;
+      tiles.coord(t, tm, tn);
+      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const uint32_t s = it % Stages;
+        if (it >= Stages) mbarrier::wait(&empty[s], (it / Stages - 1) & 1);  // k-tile it - Stages is consumed
+        mbarrier::arrive_expect_tx(&full[s], stage_bytes);  // boxes past M, N or K still count in full
+        unsigned char* a = smem + s * stage_bytes;
+        SM90_TMA_LOAD_2D::copy(&map_a, &full[s], a, kt * BK, int(tm * BM));
+        SM90_TMA_LOAD_2D::copy(&map_b, &full[s], a + a_bytes, kt * BK, int(tn * BN));
+      }
+    }
+  }
+
+  // thr in [0, consumers * 128): consumer warpgroup thr / 128.
+  __device__ static void consume(GemmParams const& p, unsigned char* smem, uint64_t* full, uint64_t* empty,
+                                 GemmTileScheduler const& tiles, int k_tiles, int block, int blocks, int thr) {
+    const int group = thr / 128;
+    const uint32_t ring = detail::smem_u32(smem);
+    float part[acc_size];
+FLY_UNROLL
+    for (int i = 0; i < acc_size; ++i) part[i] = 0.f;  // defined before its first (overwriting) wgmma
+    uint32_t it = 0;  // as the producer's
+    for (int64_t t = block; t < tiles.tiles(); t += blocks) {
+      int64_t tm, tn;
+      tiles.coord(t, tm, tn);
+      float total[subs][acc_size];
+FLY_UNROLL
+      for (int s = 0; s < subs; ++s)
+FLY_UNROLL
+        for (int i = 0; i < acc_size; ++i) total[s][i] = 0.f;
+      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const uint32_t s = it % Stages;
+        mbarrier::wait(&full[s], (it / Stages) & 1);
+        const uint32_t a = ring + s * stage_bytes, b = a + a_bytes;
+FLY_UNROLL
+        for (int sub = 0; sub < subs; ++sub) {
+          // wgmma's M side first: this warpgroup's 64 rows of A; its N side: 128 rows of B
+          Mma::template issue<BM, Mma::promote_steps, 1, 0>(a + group * 64 * 128, b + sub * sub_n * 128, 0, part);
+          Mma::template wait<0>(part);
+          if (sub == subs - 1 && thr % 128 == 0) mbarrier::arrive(&empty[s]);  // the stage is read
+          Mma::add(total[sub], part);
+        }
+      }
+      store(total, p, int(tm * BM) + group * 64, int(tn * BN), thr % 128);
+    }
+  }
+
+  // The warpgroup's 64 x BN totals into D from row m0, column n0: total[sub][4j + 2h + c] is
+  // row 16 warp + lane / 4 + 8h, column 128 sub + 8j + 2 (lane % 4) + c (wgmma's D fragment).
+  __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t) {
+    struct alignas(2 * sizeof(TD)) Pair {
+      TD x, y;
+    };
+    const int warp = t / 32, lane = t % 32;
+    const float scale = epilogue_scale(p);
+    const bool pairs =
+        p.beta == 0.f && p.ldd % 2 == 0 && reinterpret_cast<uintptr_t>(p.d) % sizeof(Pair) == 0;
+FLY_UNROLL
+    for (int sub = 0; sub < subs; ++sub) {
+FLY_UNROLL
+      for (int i = 0; i < acc_size; i += 2) {
+        const int row = m0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+        const int col = n0 + sub * sub_n + 8 * (i / 4) + 2 * (lane % 4);
+        if (row >= p.m || col >= p.n) continue;
+        if (pairs && col + 1 < p.n) {
+          *reinterpret_cast<Pair*>(static_cast<TD*>(p.d) + int64_t(row) * p.ldd + col) =
+              Pair{TD(scale * total[sub][i]), TD(scale * total[sub][i + 1])};
+        } else {
+          store_value<TD>(p, scale, row, col, total[sub][i]);
+          if (col + 1 < p.n) store_value<TD>(p, scale, row, col + 1, total[sub][i + 1]);
+        }
+      }
+    }
+  }
+#endif
+};
+
+}  // namespace fly::kernels
