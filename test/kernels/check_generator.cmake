@@ -47,6 +47,9 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_128x128x256_w8x1_tmaws_s4: BK=256: a warp-specialised stage is one 128-byte swizzle atom of K"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s1: a TMA ring needs 2 stages at least"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s5: 5 stages need 246864 bytes of shared memory"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_c2.cu"
+  "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_c4: clusters of 4: the warp-specialised block pairs blocks along M .:c2. or not"
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_c2: clusters .:c2. are the persistent block's .tmaws."
   # ---- gfx942 LDS pipeline
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_128x128x64_w2x2_m32_lds128_s2.hip"
@@ -61,5 +64,5 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
-  "registry [^\n]* 9\n")
+  "registry [^\n]* 10\n")
 fly_check_generator_output("${out}" ${expect})

@@ -7,6 +7,8 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -87,27 +89,52 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
   return FLY_STATUS_SUCCESS;
 }
 
-// A persistent Block (GemmWgmmaWsBlock): one block per SM of the current device, at most one per
-// tile; the blocks walk the tiles themselves. The SM count is a host query, no device work.
+// A persistent Block (GemmWgmmaWsBlock): as many blocks as the device runs at once (one per SM,
+// or with clusters as many clusters as it can co-schedule: cudaOccupancyMaxActiveClusters, asked
+// once per device), at most one per tile; the blocks walk the tiles themselves. Host queries only,
+// no device work.
 template <class Block>
 fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::GemmProblem& problem,
                                         void* stream) {
   GemmTmaArgs args;
   if (fly_status_t s = make_gemm_tma_args<Block>(problem, args); s != FLY_STATUS_SUCCESS) return s;
-  int device = 0, sms = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
-    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no current device: ") + cudaGetErrorString(e));
-  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
-    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot read the SM count: ") +
-                                                          cudaGetErrorString(e));
-  const int64_t tiles = ((problem.m + Block::BM - 1) / Block::BM) * ((problem.n + Block::BN - 1) / Block::BN);
-  const unsigned blocks = unsigned(tiles < sms ? tiles : sms);
   if (fly_status_t s = allow_tma_block_smem<Block>(kernel); s != FLY_STATUS_SUCCESS) return s;
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(blocks);
   config.blockDim = dim3(Block::threads);
   config.dynamicSmemBytes = Block::smem_bytes;
   config.stream = static_cast<cudaStream_t>(stream);
+  cudaLaunchAttribute cluster_dims;
+  cluster_dims.id = cudaLaunchAttributeClusterDimension;
+  cluster_dims.val.clusterDim.x = unsigned(Block::cluster_m);
+  cluster_dims.val.clusterDim.y = 1;
+  cluster_dims.val.clusterDim.z = 1;
+  config.attrs = &cluster_dims;
+  config.numAttrs = Block::cluster_m > 1 ? 1 : 0;
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no current device: ") + cudaGetErrorString(e));
+  static std::atomic<int> resident[64];  // blocks at once, per device (0: not asked yet)
+  int blocks = device < 64 ? resident[device].load(std::memory_order_relaxed) : 0;
+  if (blocks == 0) {
+    int sms = 0;
+    if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+      return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot read the SM count: ") +
+                                                            cudaGetErrorString(e));
+    blocks = sms;
+    if constexpr (Block::cluster_m > 1) {
+      int clusters = 0;
+      config.gridDim = dim3(unsigned(sms / Block::cluster_m * Block::cluster_m));
+      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config); e != cudaSuccess || clusters < 1)
+        return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no cluster of ") +
+                                                              std::to_string(Block::cluster_m) + " blocks fits: " +
+                                                              cudaGetErrorString(e));
+      blocks = std::min(sms / Block::cluster_m, clusters) * Block::cluster_m;
+    }
+    if (device < 64) resident[device].store(blocks, std::memory_order_relaxed);
+  }
+  const int64_t cluster_tiles = ((problem.m + int64_t(Block::BM) * Block::cluster_m - 1) / (int64_t(Block::BM) * Block::cluster_m)) *
+                                ((problem.n + Block::BN - 1) / Block::BN);
+  config.gridDim = dim3(unsigned(std::min<int64_t>(blocks, cluster_tiles * Block::cluster_m)));
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }

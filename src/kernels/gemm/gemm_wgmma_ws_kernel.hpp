@@ -18,11 +18,18 @@
 // and the other consumer warpgroup's batch keeps the tensor cores busy through a drain (DeepGEMM's
 // scheme). Registers per consumer thread: BN / 2 floats of totals and 64 of partial.
 //
+// Clusters (ClusterM = 2): the two blocks of a cluster take M-tiles 2 i and 2 i + 1 of the same
+// N-tile, so they share its B tile: each loads half of B's rows and multicasts them to both,
+// halving B's L2 reads. A stage is then free only when both blocks' consumers are done with it:
+// the consumers arrive on their own block's empty barrier and a relay warp of the producer
+// warpgroup forwards each completed phase to every block's cluster_empty barrier, which the
+// producer waits on (remote arrivals stay off the consumers' path; GemmWgmmaTmaBlock measured them).
+//
 // Epilogue: straight from the totals to D (alpha * scales, beta * C, RNE to D's type), a pair of
 // adjacent columns as one store where D's alignment allows, nothing outside D.
 //
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; a 1-D grid
-// of at most one block per SM.
+// of at most one block per SM, a multiple of ClusterM, launched in clusters of ClusterM.
 #pragma once
 
 #include <cuda.h>
@@ -36,9 +43,9 @@
 
 namespace fly::kernels {
 
-template <int BM_, int BN_, int Stages_, class TD>
+template <int BM_, int BN_, int Stages_, int ClusterM_, class TD>
 struct GemmWgmmaWsBlock {
-  static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_;
+  static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_;
   using TA = float8_e4m3fn;
   static constexpr int sub_n = 128, subs = BN / sub_n;
   using Mma = WgmmaTile<sub_n>;
@@ -46,6 +53,8 @@ struct GemmWgmmaWsBlock {
   static_assert(BM == 128, "GemmWgmmaWsBlock: two consumer warpgroups of 64 rows of A (BM = 128)");
   static_assert(BN % sub_n == 0 && BN <= 256, "GemmWgmmaWsBlock: BN is 128 or 256 (wgmma N = 128 sub-tiles, a box <= 256)");
   static_assert(Stages >= 2, "GemmWgmmaWsBlock: a ring needs two stages");
+  static_assert(cluster_m == 1 || cluster_m == 2, "GemmWgmmaWsBlock: clusters of 1 or 2 blocks along M");
+  static_assert((BN / cluster_m) % 8 == 0, "GemmWgmmaWsBlock: each block's multicast slice of B is whole 8-row swizzle atoms");
   static constexpr int consumers = BM / 64;
   static constexpr int threads = 128 * (consumers + 1);
   // CUTLASS's split for one producer and two consumer warpgroups: 40 + 2 x 232 registers a thread
@@ -57,10 +66,12 @@ struct GemmWgmmaWsBlock {
                 "GemmWgmmaWsBlock: the totals, the partial and 32 more registers exceed a consumer's");
   static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
   static constexpr int swizzle_align = 1024;
-  static constexpr int smem_bytes = Stages * stage_bytes + 2 * Stages * 8 + swizzle_align;
+  static constexpr int barriers = cluster_m > 1 ? 3 * Stages : 2 * Stages;  // full, empty[, cluster_empty]
+  static constexpr int smem_bytes = Stages * stage_bytes + barriers * 8 + swizzle_align;
   // What the launcher encodes (tma_desc_cuda.hpp): A as M x K bytes in boxes of BM x 128, B as
-  // N x K in boxes of BN x 128.
-  static constexpr int a_box_rows = BM, b_box_rows = BN, box_cols = 128;
+  // N x K in boxes of BN / ClusterM x 128 (a block's multicast slice).
+  static constexpr int b_slice_rows = BN / cluster_m;
+  static constexpr int a_box_rows = BM, b_box_rows = b_slice_rows, box_cols = 128;
   static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
 
 #if defined(__CUDACC__)
@@ -72,61 +83,108 @@ struct GemmWgmmaWsBlock {
     unsigned char* smem = smem_in + (swizzle_align - base % swizzle_align) % swizzle_align;
     auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes);
     uint64_t* empty = full + Stages;
+    uint64_t* cluster_empty = empty + Stages;  // cluster_m > 1 only
     if (thr == 0) {
       for (int s = 0; s < Stages; ++s) {
         mbarrier::init(&full[s], 1);           // the producer's expect_tx arrival
         mbarrier::init(&empty[s], consumers);  // one arrival per consumer warpgroup
+        if constexpr (cluster_m > 1) mbarrier::init(&cluster_empty[s], cluster_m);  // every block's relay
       }
       mbarrier::fence_init();
     }
-    __syncthreads();
-    const GemmTileScheduler tiles(p.m, p.n, BM, BN, group_m);
-    const int k_tiles = (p.k + BK - 1) / BK;
+    if constexpr (cluster_m > 1) {
+      cluster::sync();  // the cluster's barriers exist before any multicast or remote arrival
+    } else {
+      __syncthreads();
+    }
+    // the cluster walks tiles of cluster_m x BM rows; this block takes M-tile cluster_m i + rank
+    const Work work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN, group_m / cluster_m), block / cluster_m,
+                    blocks / cluster_m, cluster_m > 1 ? int(cluster::block_rank()) : 0, (p.k + BK - 1) / BK};
     if (thr < 128) {
       gmma::warpgroup_reg_dealloc<producer_regs>();
-      if (thr == 0) produce(map_a, map_b, smem, full, empty, tiles, k_tiles, block, blocks);
+      if (thr == 0) {
+        produce(map_a, map_b, smem, full, cluster_m > 1 ? cluster_empty : empty, work);
+      } else if constexpr (cluster_m > 1) {
+        const int lane = thr - 32;  // the producer warpgroup's second warp
+        if (lane >= 0 && lane < cluster_m) relay(empty, cluster_empty, work, lane);
+      }
     } else {
       gmma::warpgroup_reg_alloc<consumer_regs>();
-      consume(p, smem, full, empty, tiles, k_tiles, block, blocks, thr - 128);
+      consume(p, smem, full, empty, work, thr - 128);
+    }
+    if constexpr (cluster_m > 1) {
+      __syncwarp();     // the producer warps reconverged (one lane each ran produce / relay) before the .aligned barrier
+      cluster::sync();  // no block leaves while its cluster may still multicast into it or arrive on its barriers
     }
   }
 
-  __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const& map_b, unsigned char* smem,
-                                 uint64_t* full, uint64_t* empty, GemmTileScheduler const& tiles, int k_tiles,
-                                 int block, int blocks) {
-    uint32_t it = 0;  // k-tiles issued so far, over all of this block's tiles: the ring position
-    for (int64_t t = block; t < tiles.tiles(); t += blocks) {
+  // A block's share of the cluster's tiles: cluster tiles first, first + step, ...; M-tile
+  // cluster_m tm + rank of each.
+  struct Work {
+    GemmTileScheduler tiles;
+    int first, step, rank, k_tiles;
+    __device__ int64_t count() const { return first < tiles.tiles() ? (tiles.tiles() - 1 - first) / step + 1 : 0; }
+    __device__ void coord(int64_t i, int& m0, int& n0) const {
       int64_t tm, tn;
-      tiles.coord(t, tm, tn);
-      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      tiles.coord(first + i * step, tm, tn);
+      m0 = int((tm * cluster_m + rank) * BM);
+      n0 = int(tn * BN);
+    }
+  };
+
+  // With a cluster: once this block's consumers are done with a stage, lane c tells block c (its
+  // cluster_empty barrier). Only the k-tiles the producers wait for: the last Stages are never refilled.
+  __device__ static void relay(uint64_t* empty, uint64_t* cluster_empty, Work const& work, int lane) {
+    const int64_t total = work.count() * work.k_tiles;
+    for (int64_t it = 0; it < total - Stages; ++it) {
+      const int64_t s = it % Stages;
+      mbarrier::wait(&empty[s], uint32_t(it / Stages) & 1);
+      mbarrier::arrive_cluster(&cluster_empty[s], uint32_t(lane));
+    }
+  }
+
+  // empty: the barrier that frees a stage (cluster_empty with a cluster: every block's consumers).
+  __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const& map_b, unsigned char* smem,
+                                 uint64_t* full, uint64_t* empty, Work const& work) {
+    uint32_t it = 0;  // k-tiles issued so far, over all of this block's tiles: the ring position
+    for (int64_t i = 0; i < work.count(); ++i) {
+      int m0, n0;
+      work.coord(i, m0, n0);
+      for (int kt = 0; kt < work.k_tiles; ++kt, ++it) {
         const uint32_t s = it % Stages;
         if (it >= Stages) mbarrier::wait(&empty[s], (it / Stages - 1) & 1);  // k-tile it - Stages is consumed
-        mbarrier::arrive_expect_tx(&full[s], stage_bytes);  // boxes past M, N or K still count in full
+        mbarrier::arrive_expect_tx(&full[s], stage_bytes);  // all of B (every block's slice); boxes past M, N, K count in full
         unsigned char* a = smem + s * stage_bytes;
-        SM90_TMA_LOAD_2D::copy(&map_a, &full[s], a, kt * BK, int(tm * BM));
-        SM90_TMA_LOAD_2D::copy(&map_b, &full[s], a + a_bytes, kt * BK, int(tn * BN));
+        SM90_TMA_LOAD_2D::copy(&map_a, &full[s], a, kt * BK, m0);
+        if constexpr (cluster_m > 1) {
+          const int slice = work.rank * b_slice_rows;
+          SM90_TMA_LOAD_2D_MULTICAST::copy(&map_b, &full[s], uint16_t((1u << cluster_m) - 1), a + a_bytes + slice * 128,
+                                           kt * BK, n0 + slice);
+        } else {
+          SM90_TMA_LOAD_2D::copy(&map_b, &full[s], a + a_bytes, kt * BK, n0);
+        }
       }
     }
   }
 
   // thr in [0, consumers * 128): consumer warpgroup thr / 128.
   __device__ static void consume(GemmParams const& p, unsigned char* smem, uint64_t* full, uint64_t* empty,
-                                 GemmTileScheduler const& tiles, int k_tiles, int block, int blocks, int thr) {
+                                 Work const& work, int thr) {
     const int group = thr / 128;
     const uint32_t ring = detail::smem_u32(smem);
     float part[acc_size];
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) part[i] = 0.f;  // defined before its first (overwriting) wgmma
     uint32_t it = 0;  // as the producer's
-    for (int64_t t = block; t < tiles.tiles(); t += blocks) {
-      int64_t tm, tn;
-      tiles.coord(t, tm, tn);
+    for (int64_t i = 0; i < work.count(); ++i) {
+      int m0, n0;
+      work.coord(i, m0, n0);
       float total[subs][acc_size];
 FLY_UNROLL
       for (int s = 0; s < subs; ++s)
 FLY_UNROLL
         for (int i = 0; i < acc_size; ++i) total[s][i] = 0.f;
-      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      for (int kt = 0; kt < work.k_tiles; ++kt, ++it) {
         const uint32_t s = it % Stages;
         mbarrier::wait(&full[s], (it / Stages) & 1);
         const uint32_t a = ring + s * stage_bytes, b = a + a_bytes;
@@ -139,7 +197,7 @@ FLY_UNROLL
           Mma::add(total[sub], part);
         }
       }
-      store(total, p, int(tm * BM) + group * 64, int(tn * BN), thr % 128);
+      store(total, p, m0 + group * 64, n0, thr % 128);
     }
   }
 

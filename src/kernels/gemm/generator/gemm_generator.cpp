@@ -140,17 +140,18 @@ struct Cell {
   int wk = 1;      // warps splitting each tile's k-steps
   int stages = 1;
   int mfma = 0;    // the MFMA's M = N when the tile names it (:m32), else the target's default
+  int cluster = 1; // blocks per cluster along M (:c2; the persistent block's B multicast)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
-           "_" + copy + "_s" + std::to_string(stages);
+           "_" + copy + "_s" + std::to_string(stages) + (cluster > 1 ? "_c" + std::to_string(cluster) : std::string());
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cC]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+))?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -161,7 +162,8 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.wk = m[6].matched ? std::stoi(m[6]) : 1;
   cell.stages = m[7].matched ? std::stoi(m[7]) : 1;
   cell.mfma = m[8].matched ? std::stoi(m[8]) : 0;
-  return cell.stages >= 1 && cell.wk >= 1;
+  cell.cluster = m[9].matched ? std::stoi(m[9]) : 1;
+  return cell.stages >= 1 && cell.wk >= 1 && cell.cluster >= 1;
 }
 
 // The sm_90a limit on a block's dynamic shared memory (227 KB).
@@ -227,9 +229,11 @@ std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
     return "BN=" + std::to_string(cell.bn) + ": the warp-specialised block's N is one or two wgmma N=128 sub-tiles";
   if (cell.bk != 128) return "BK=" + std::to_string(cell.bk) + ": a warp-specialised stage is one 128-byte swizzle atom of K";
   if (cell.stages < 2) return "a TMA ring needs 2 stages at least";
+  if (cell.cluster != 1 && cell.cluster != 2)
+    return "clusters of " + std::to_string(cell.cluster) + ": the warp-specialised block pairs blocks along M (:c2) or not";
   align_elems = 16;
   const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
-  return smem_rejection(cell, cell.stages * stage + 2 * cell.stages * 8 + align, 0);
+  return smem_rejection(cell, cell.stages * stage + (cell.cluster > 1 ? 3 : 2) * cell.stages * 8 + align, 0);
 }
 
 // GemmWgmmaBlock: warpgroups (4 warps each) along N, one per 64 rows of B, per k-group; the block's M is
@@ -406,7 +410,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << copy.bits << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.ws) {
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
-      << kDtypeCpp.at(cell.d) << ">;\n";
+      << cell.cluster << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
       << kDtypeCpp.at(cell.d) << ">;\n";
@@ -497,6 +501,9 @@ int main(int argc, char** argv) {
           continue;
         }
         mma = &lds_it->second;
+      } else if (cell.cluster != 1 && !kCopies.at(cell.copy).ws) {
+        emit.reject(cell.name(), "clusters (:c" + std::to_string(cell.cluster) + ") are the persistent block's (tmaws)");
+        continue;
       } else if (cell.mfma) {
         emit.reject(cell.name(), "the MFMA choice :m" + std::to_string(cell.mfma) + " is for the LDS pipeline (lds128, lds64)");
         continue;
