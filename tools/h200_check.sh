@@ -6,11 +6,12 @@
 # shape, about 3 minutes), copies the new table to $OUT/sm90a.tsv (commit it as
 # src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
 # rows of fly_bench again (bench_tuned.txt).
-# TUNE_PA=1 likewise runs `fly_bench --tune-pa=src/dispatch/tuning/pa_decode_sm90a.tsv` (every eligible
-# paged-decode variant on every bench shape in each cache layout, each checked against the host
-# backend; about a minute), copies the new table to $OUT/pa_decode_sm90a.tsv (commit it as
-# src/dispatch/tuning/pa_decode_sm90a.tsv, docs/pa-decode.md "Tuning table"), rebuilds with it and
-# runs the paged-decode rows of fly_bench again (bench_tuned_pa.txt). TUNE=1 TUNE_PA=1 does both.
+# TUNE_PA=1 likewise runs `fly_bench --tune-pa=src/dispatch/tuning/pa_decode_sm90a.tsv` (every
+# eligible paged-decode variant on every bench shape in each cache layout, each checked against the
+# host backend; a minute or two by estimate, not yet run), copies the new table to
+# $OUT/pa_decode_sm90a.tsv (commit it as src/dispatch/tuning/pa_decode_sm90a.tsv, docs/pa-decode.md
+# "Tuning table"), rebuilds with it and runs the paged-decode rows of fly_bench again
+# (bench_tuned_pa.txt). TUNE=1 TUNE_PA=1 does both.
 # SANITIZE=1 builds the GPU test binaries only and runs every one of them under compute-sanitizer
 # memcheck, synccheck and racecheck (SANITIZE_TOOLS narrows the tools; SANITIZE_DEADLINE, seconds
 # from the start, default 560, keeps it inside one device call), the per-variant sweeps on
