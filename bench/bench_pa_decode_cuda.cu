@@ -5,7 +5,7 @@
 //
 // Verification (before timing; a mismatch fails the row and makes fly_bench exit non-zero): out is
 // first filled with NaN (0xFFFF), one fly_pa_decode runs on the GPU on set 0, and every element of
-// the GPU's output must be finite (so every element was written). The same call then runs on a
+// the GPU's output must be finite (so every element was written). The same call also runs on a
 // host handle (fly_create_host) on host copies of the data for a subset of the sequences (their q
 // rows and block-table rows, the whole K/V pool) and every element of those sequences is compared.
 // The subset bounds the host reference's time (kVerifyWork: about 2 s at most): sequences spread
@@ -46,6 +46,7 @@
 #include "fly/fly.h"
 #include "gpu_timer.cuh"
 #include "pa_decode_cuda_problem.cuh"
+#include "pa_decode_measure.hpp"
 
 namespace {
 
@@ -55,7 +56,6 @@ using fly::bench::kPaHeadDim;
 using fly::bench::PaProblem;
 using fly::bench::PaShape;
 
-constexpr double kReadTBs = 4.57;  // read-only streaming, measured (docs/h200-runs.md)
 constexpr int kGraphCalls = 20, kWarmupReplays = 3, kReplays = 30;
 // The host reference's work: context tokens x query heads x q_len of the verified sequences. It runs
 // about 5M a second on one core here (fly_bench's BM_HostPaDecode rows), so at most ~1.7 s.
@@ -70,12 +70,86 @@ struct Verdict {
   double max_err = 0, max_ref = 0;  // the largest |gpu - host| and |host| over the checked elements
 };
 
-Verdict verify(PaProblem& p, fly_handle_t gpu, cudaStream_t stream) {
-  Verdict v;
+// The host reference of a spread subset of the sequences (set 0): computed once per problem, checked
+// against every GPU run of it (`fly_bench --tune-pa` checks each variant against one reference).
+struct Reference {
+  std::string error;           // empty when it was computed
+  std::vector<int64_t> pick;   // the verified sequences
+  std::vector<uint16_t> out;   // their outputs, [pick][q_len][q_heads][head_dim]
+  double max_ref = 0;          // the largest |host| over them
+};
+
+Reference host_reference(PaProblem& p) {
+  Reference r;
   const PaShape& s = p.s;
   const size_t esize = size_t(p.kv_esize()), block_bytes = size_t(p.block_elems) * esize;
   const int64_t row = s.q_len * s.q_heads * kPaHeadDim;  // elements of q / out per sequence
-  fly_pa_decode_args a = p.args(0);
+  const fly_pa_decode_args a = p.args(0);
+  const int64_t per_seq = std::max<int64_t>(1, s.ctx * s.q_heads * s.q_len);
+  const int64_t nv = std::clamp<int64_t>(kVerifyWork / per_seq, 1, s.seqs);
+  r.pick.resize(static_cast<size_t>(nv));
+  for (int64_t k = 0; k < nv; ++k) r.pick[size_t(k)] = nv == 1 ? s.seqs - 1 : k * (s.seqs - 1) / (nv - 1);
+  const PaProblem::Set& st = p.set[0];
+  // The whole pool (at most 1.07 GB here: one copy beats a cudaMemcpy per scattered block), so the
+  // host reads the same block ids through the chosen sequences' rows of the same table.
+  const size_t pool_bytes = size_t(p.num_blocks) * block_bytes;
+  std::unique_ptr<unsigned char[]> k_pool(new unsigned char[pool_bytes]), v_pool(new unsigned char[pool_bytes]);
+  std::vector<int32_t> table(size_t(p.num_blocks)), host_table(size_t(nv * p.blocks_per_seq));
+  std::vector<uint16_t> q(size_t(nv * row));
+  r.out.resize(q.size());
+  if (!p.ok(cudaMemcpy(table.data(), st.tables, table.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy tables") ||
+      !p.ok(cudaMemcpy(k_pool.get(), st.k, pool_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy K") ||
+      !p.ok(cudaMemcpy(v_pool.get(), st.v, pool_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy V")) {
+    r.error = p.error;
+    return r;
+  }
+  for (int64_t k = 0; k < nv; ++k) {
+    const int64_t seq = r.pick[size_t(k)];
+    if (!p.ok(cudaMemcpy(&q[size_t(k * row)], static_cast<const uint16_t*>(st.q) + seq * row, size_t(row) * 2,
+                         cudaMemcpyDeviceToHost), "cudaMemcpy q")) {
+      r.error = p.error;
+      return r;
+    }
+    std::copy_n(&table[size_t(seq * p.blocks_per_seq)], p.blocks_per_seq, &host_table[size_t(k * p.blocks_per_seq)]);
+  }
+  const std::vector<int32_t> lens(static_cast<size_t>(nv), static_cast<int32_t>(s.ctx));
+  const float scales[2] = {fly::bench::kPaFp8Scale, fly::bench::kPaFp8Scale};
+  fly_pa_decode_args h = a;
+  h.num_seqs = nv;
+  h.q = q.data(); h.out = r.out.data();
+  h.k_cache = k_pool.get(); h.v_cache = v_pool.get();
+  h.block_tables = host_table.data(); h.seq_lens = lens.data();
+  h.k_scale = p.fp8() ? &scales[0] : nullptr; h.v_scale = p.fp8() ? &scales[1] : nullptr;
+  fly_handle_t host = nullptr;
+  if (fly_create_host(&host) != FLY_STATUS_SUCCESS) {
+    r.error = std::string("fly_create_host: ") + fly_last_error();
+    return r;
+  }
+  size_t ws_bytes = 0;
+  std::vector<unsigned char> ws;
+  fly_status_t st_host = fly_pa_decode_workspace_size(host, &h, &ws_bytes);
+  if (st_host == FLY_STATUS_SUCCESS) {
+    ws.resize(ws_bytes);
+    st_host = fly_pa_decode(host, &h, ws.empty() ? nullptr : ws.data(), ws.size(), nullptr);
+  }
+  const std::string host_error = fly_last_error();
+  fly_destroy(host);
+  if (st_host != FLY_STATUS_SUCCESS) {
+    r.error = "fly_pa_decode (host reference): " + host_error;
+    return r;
+  }
+  for (uint16_t b : r.out) r.max_ref = std::max(r.max_ref, double(std::fabs(bf16_to_float(b))));
+  if (!(r.max_ref > 0) || !std::isfinite(r.max_ref))
+    r.error = "the host reference output is all zero or not finite: the check would prove nothing";
+  return r;
+}
+
+// One GPU call on set 0 through `gpu`, every element of the reference's sequences compared.
+Verdict check(PaProblem& p, const Reference& ref, fly_handle_t gpu, cudaStream_t stream) {
+  Verdict v;
+  const PaShape& s = p.s;
+  const int64_t row = s.q_len * s.q_heads * kPaHeadDim;
+  const fly_pa_decode_args a = p.args(0);
   // 1. The GPU: out pre-filled with NaN, so an element the kernel never writes fails the check.
   std::vector<uint16_t> gpu_out(size_t(p.q_elems));
   if (!p.ok(cudaMemset(const_cast<void*>(a.out), 0xFF, gpu_out.size() * 2), "cudaMemset out")) return {p.error};
@@ -88,64 +162,17 @@ Verdict verify(PaProblem& p, fly_handle_t gpu, cudaStream_t stream) {
     if (!std::isfinite(bf16_to_float(gpu_out[i])))
       return {"GPU output element " + std::to_string(i) + " is not finite (not written, or overflowed)"};
 
-  // 2. The host reference on a spread subset of the sequences.
-  const int64_t per_seq = std::max<int64_t>(1, s.ctx * s.q_heads * s.q_len);
-  const int64_t nv = std::clamp<int64_t>(kVerifyWork / per_seq, 1, s.seqs);
-  std::vector<int64_t> pick(static_cast<size_t>(nv));
-  for (int64_t k = 0; k < nv; ++k) pick[size_t(k)] = nv == 1 ? s.seqs - 1 : k * (s.seqs - 1) / (nv - 1);
-  const PaProblem::Set& st = p.set[0];
-  // The whole pool (at most 1.07 GB here: one copy beats a cudaMemcpy per scattered block), so the
-  // host reads the same block ids through the chosen sequences' rows of the same table.
-  const size_t pool_bytes = size_t(p.num_blocks) * block_bytes;
-  std::unique_ptr<unsigned char[]> k_pool(new unsigned char[pool_bytes]), v_pool(new unsigned char[pool_bytes]);
-  std::vector<int32_t> table(size_t(p.num_blocks)), host_table(size_t(nv * p.blocks_per_seq));
-  std::vector<uint16_t> q(size_t(nv * row)), out(q.size());
-  if (!p.ok(cudaMemcpy(table.data(), st.tables, table.size() * 4, cudaMemcpyDeviceToHost), "cudaMemcpy tables") ||
-      !p.ok(cudaMemcpy(k_pool.get(), st.k, pool_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy K") ||
-      !p.ok(cudaMemcpy(v_pool.get(), st.v, pool_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy V"))
-    return {p.error};
-  for (int64_t k = 0; k < nv; ++k) {
-    const int64_t seq = pick[size_t(k)];
-    if (!p.ok(cudaMemcpy(&q[size_t(k * row)], static_cast<const uint16_t*>(st.q) + seq * row, size_t(row) * 2,
-                         cudaMemcpyDeviceToHost), "cudaMemcpy q"))
-      return {p.error};
-    std::copy_n(&table[size_t(seq * p.blocks_per_seq)], p.blocks_per_seq, &host_table[size_t(k * p.blocks_per_seq)]);
-  }
-  const std::vector<int32_t> lens(static_cast<size_t>(nv), static_cast<int32_t>(s.ctx));
-  const float scales[2] = {fly::bench::kPaFp8Scale, fly::bench::kPaFp8Scale};
-  fly_pa_decode_args h = a;
-  h.num_seqs = nv;
-  h.q = q.data(); h.out = out.data();
-  h.k_cache = k_pool.get(); h.v_cache = v_pool.get();
-  h.block_tables = host_table.data(); h.seq_lens = lens.data();
-  h.k_scale = p.fp8() ? &scales[0] : nullptr; h.v_scale = p.fp8() ? &scales[1] : nullptr;
-  fly_handle_t host = nullptr;
-  if (fly_create_host(&host) != FLY_STATUS_SUCCESS) return {std::string("fly_create_host: ") + fly_last_error()};
-  size_t ws_bytes = 0;
-  std::vector<unsigned char> ws;
-  fly_status_t st_host = fly_pa_decode_workspace_size(host, &h, &ws_bytes);
-  if (st_host == FLY_STATUS_SUCCESS) {
-    ws.resize(ws_bytes);
-    st_host = fly_pa_decode(host, &h, ws.empty() ? nullptr : ws.data(), ws.size(), nullptr);
-  }
-  const std::string host_error = fly_last_error();
-  fly_destroy(host);
-  if (st_host != FLY_STATUS_SUCCESS) return {"fly_pa_decode (host reference): " + host_error};
-
-  // 3. Every element of the subset.
+  // 2. Every element of the reference's sequences.
+  const int64_t nv = int64_t(ref.pick.size());
   v.checked_seqs = nv;
-  for (uint16_t b : out) v.max_ref = std::max(v.max_ref, double(std::fabs(bf16_to_float(b))));
-  if (!(v.max_ref > 0) || !std::isfinite(v.max_ref)) {
-    v.error = "the host reference output is all zero or not finite: the check would prove nothing";
-    return v;
-  }
+  v.max_ref = ref.max_ref;
   int64_t bad = 0, worst = -1;
   double worst_excess = 0;
   for (int64_t k = 0; k < nv; ++k)
     for (int64_t e = 0; e < row; ++e) {
-      const double ref = bf16_to_float(out[size_t(k * row + e)]);
-      const double got = bf16_to_float(gpu_out[size_t(pick[size_t(k)] * row + e)]);
-      const double err = std::fabs(got - ref), tol = 1e-2 * v.max_ref + 2e-2 * std::fabs(ref);
+      const double want = bf16_to_float(ref.out[size_t(k * row + e)]);
+      const double got = bf16_to_float(gpu_out[size_t(ref.pick[size_t(k)] * row + e)]);
+      const double err = std::fabs(got - want), tol = 1e-2 * v.max_ref + 2e-2 * std::fabs(want);
       v.max_err = std::max(v.max_err, err);
       if (!(err <= tol)) {
         ++bad;
@@ -158,17 +185,23 @@ Verdict verify(PaProblem& p, fly_handle_t gpu, cudaStream_t stream) {
   if (bad > 0) {
     const int64_t k = worst / row, e = worst % row;
     const int64_t tok = e / (s.q_heads * kPaHeadDim), head = e / kPaHeadDim % s.q_heads, dim = e % kPaHeadDim;
-    const double ref = bf16_to_float(out[size_t(worst)]);
+    const double want = bf16_to_float(ref.out[size_t(worst)]);
     char msg[320];
     std::snprintf(msg, sizeof(msg),
                   "MISMATCH vs the host backend: %lld of %lld elements out of tolerance; worst at seq %lld token %lld "
                   "head %lld dim %lld: gpu %.6g host %.6g (tol %.3g, max|host| %.4g)",
-                  (long long)bad, (long long)(nv * row), (long long)pick[size_t(k)], (long long)tok, (long long)head,
-                  (long long)dim, double(bf16_to_float(gpu_out[size_t(pick[size_t(k)] * row + e)])), ref,
-                  1e-2 * v.max_ref + 2e-2 * std::fabs(ref), v.max_ref);
+                  (long long)bad, (long long)(nv * row), (long long)ref.pick[size_t(k)], (long long)tok, (long long)head,
+                  (long long)dim, double(bf16_to_float(gpu_out[size_t(ref.pick[size_t(k)] * row + e)])), want,
+                  1e-2 * v.max_ref + 2e-2 * std::fabs(want), v.max_ref);
     v.error = msg;
   }
   return v;
+}
+
+Verdict verify(PaProblem& p, fly_handle_t gpu, cudaStream_t stream) {
+  const Reference ref = host_reference(p);
+  if (!ref.error.empty()) return {ref.error};
+  return check(p, ref, gpu, stream);
 }
 
 // GPU seconds per call: a graph of kGraphCalls calls (sets rotated), the median of kReplays replays
@@ -250,7 +283,7 @@ void bench_pa_decode(benchmark::State& state, PaShape s, std::string row) {
     state.counters["us"] = seconds * 1e6;
     state.counters["KV_bytes"] = p.kv_bytes();
     state.counters["TBs"] = tbs;
-    state.counters["of_hbm"] = tbs / kReadTBs;
+    state.counters["of_hbm"] = tbs / fly::bench::kPaReadTBs;
     state.counters["max_err"] = v.max_err;
     std::string line = why;  // "<variant> splits=N: why": keep the variant and the split
     if (const size_t colon = line.find(':'); colon != std::string::npos) line.resize(colon);
@@ -282,18 +315,7 @@ std::string register_row(const PaShape& s) {
 // one, fly_bench.cpp). Names: pa_decode/<kv>/<seqs>x<ctx>/h<q heads>-<kv heads>/q<q_len>/fly.
 const int registered = [] {
   if (!have_gpu()) return 0;
-  struct Row {
-    int64_t seqs, ctx, q_heads, kv_heads, q_len;
-  };
-  // Llama-3-8B-like (32 / 8) and 70B-like (64 / 8) heads at a fixed 256K or 64K-128K tokens in flight.
-  const Row rows[] = {{1, 32768, 32, 8, 1}, {8, 8192, 32, 8, 1},  {64, 4096, 32, 8, 1},
-                      {256, 1024, 32, 8, 1}, {16, 16384, 64, 8, 1}, {128, 2048, 64, 8, 1}};
-  std::vector<PaShape> shapes;
-  for (fly_dtype_t kv : {FLY_DTYPE_BF16, FLY_DTYPE_E4M3FN})
-    for (const Row& r : rows) shapes.push_back({r.seqs, r.ctx, r.q_heads, r.kv_heads, r.q_len, kv});
-  shapes.push_back({8, 8192, 40, 8, 1, FLY_DTYPE_BF16});  // group 5: not a power of two
-  shapes.push_back({64, 4096, 32, 8, 4, FLY_DTYPE_BF16});  // speculative decoding, 4 new tokens
-  for (const PaShape& s : shapes) register_row(s);
+  for (const PaShape& s : fly::bench::pa_bench_shapes()) register_row(s);
   return 1;
 }();
 
@@ -306,6 +328,62 @@ bool register_cuda_pa_decode_row(const CliRequest& r, std::vector<std::string>* 
   if (!have_gpu()) return false;
   names->push_back(register_row({r.batch, r.ctx, r.hq, r.hkv, r.q_len, r.kv}));
   return true;
+}
+
+}  // namespace fly::bench
+
+namespace fly::bench {
+
+bool measure_pa_decode(const PaShape& shape, const std::vector<fly_handle_t>& handles, size_t timed,
+                       size_t min_eligible, std::vector<PaHandleResult>* results, std::string* error) {
+  results->assign(handles.size(), PaHandleResult{});
+  PaProblem p(shape);
+  if (!p.error.empty()) {
+    *error = p.error;
+    return false;
+  }
+  const fly_pa_decode_args a = p.args(0);
+  size_t runnable = 0;
+  for (size_t i = 0; i < handles.size(); ++i) {
+    PaHandleResult& r = (*results)[i];
+    char why[FLY_PA_DECODE_EXPLAIN_BYTES] = "";
+    r.eligible = fly_pa_decode_explain(handles[i], &a, why, sizeof why) == FLY_STATUS_SUCCESS;
+    r.line = r.eligible ? why : fly_last_error();  // NOT_SUPPORTED: the handle cannot run this shape
+    if (r.eligible && i < timed) ++runnable;
+  }
+  if (runnable < min_eligible) return true;
+  const Reference ref = host_reference(p);
+  cudaStream_t stream = nullptr;
+  if (ref.error.empty()) p.ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  if (!ref.error.empty() || !p.error.empty()) {
+    *error = !ref.error.empty() ? ref.error : p.error;
+    return false;
+  }
+  bool lost = false;
+  for (size_t i = 0; i < timed && i < handles.size() && !lost; ++i) {
+    PaHandleResult& r = (*results)[i];
+    if (!r.eligible) continue;
+    p.error.clear();  // one handle's CUDA error is not the next one's
+    if (p.workspace == nullptr && !p.make_workspace(handles[i])) {  // the same size for every GPU handle
+      r.error = p.error;
+      continue;
+    }
+    const Verdict v = check(p, ref, handles[i], stream);
+    r.max_err = v.max_err;
+    r.error = v.error;
+    if (r.error.empty()) r.seconds = graph_seconds(p, handles[i], stream, r.error);
+    // A kernel fault leaves the context unusable: nothing after it can be measured.
+    const cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess) {
+      *error = std::string("the CUDA context is lost (") + cudaGetErrorString(e) + ")";
+      if (r.error.empty()) r.error = *error;
+      lost = true;
+    } else if (e != cudaSuccess && r.error.empty()) {
+      r.error = cudaGetErrorString(e);
+    }
+  }
+  cudaStreamDestroy(stream);
+  return !lost;
 }
 
 }  // namespace fly::bench

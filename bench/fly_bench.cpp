@@ -1,6 +1,7 @@
 // fly_bench: libfly's benchmark binary (Google Benchmark). It measures the host layout algebra and
 // fly_gemm on the host backend; with CUDA and a GPU, fly_gemm beside cuBLASLt. With
-// --tune=<table.tsv> (CUDA builds) it runs the GEMM tuning mode instead (gemm_tune.hpp).
+// --tune=<table.tsv> (CUDA builds) it runs the GEMM tuning mode instead (gemm_tune.hpp), with
+// --tune-pa=<table.tsv> the paged-decode one (pa_decode_tune.hpp).
 // fly_pa_decode likewise: host rows, and on a GPU rows verified against the host backend.
 // Exit status: non-zero when a row failed through fail_row() (bench_failures.hpp: a verification
 // mismatch or a failed library call), and, with FLY_REQUIRE_GPU=1 in the environment, when no GPU
@@ -20,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "gemm_tune.hpp"
+#include "pa_decode_tune.hpp"
 #endif
 
 namespace {
@@ -42,7 +44,7 @@ bool required_gpu_present() {
 
 const char* kUsage =
     "usage: fly_bench [--op pa_decode --batch B --ctx T [--hq 32 --hkv 8 --q-len 1 --kv bf16|fp8]]\n"
-    "                 [--op gemm --m M --n N --k K [--dtype fp8|f32]] [--tune=<table.tsv>]\n"
+    "                 [--op gemm --m M --n N --k K [--dtype fp8|f32]] [--tune=<table.tsv>] [--tune-pa=<table.tsv>]\n"
     "                 [Google Benchmark flags: --benchmark_filter=<regex> --benchmark_out=<file>\n"
     "                  --benchmark_out_format=json --benchmark_min_time=<s> ...]\n"
     "Without --op: the default rows (the layout algebra, fly_gemm and fly_pa_decode on the host backend\n"
@@ -85,16 +87,18 @@ int main(int argc, char** argv) {
     std::printf("%s", kUsage);
     return 0;
   }
-  // --tune=<path> is ours: take it out of argv before Google Benchmark rejects it as unknown.
-  std::string tune_path;
-  bool tune = false;
+  // --tune=<path> and --tune-pa=<path> are ours: take them out of argv before Google Benchmark
+  // rejects them as unknown.
+  std::string tune_path, tune_flag;
+  int tunes = 0;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--tune=", 7) == 0) {
-      tune = true;
-      tune_path = argv[i] + 7;
-    } else if (std::strcmp(argv[i], "--tune") == 0) {
-      tune = true;  // without a path: the usage message below
+    const char* eq = std::strchr(argv[i], '=');
+    const std::string flag = eq != nullptr ? std::string(argv[i], size_t(eq - argv[i])) : std::string(argv[i]);
+    if (flag == "--tune" || flag == "--tune-pa") {
+      ++tunes;
+      tune_flag = flag;
+      tune_path = eq != nullptr ? eq + 1 : "";  // without a path: the usage message below
     } else {
       argv[kept++] = argv[i];
     }
@@ -116,16 +120,18 @@ int main(int argc, char** argv) {
     if (!fly::bench::register_cuda_cli_rows(request, &rows)) fly::bench::register_host_cli_rows(request, &rows);
     filter_flag = "--benchmark_filter=" + filter_for(rows);
   }
-  if (tune) {
-    if (tune_path.empty() || argc > 1) {
-      std::fprintf(stderr, "usage: fly_bench --tune=<table.tsv>   (no other arguments; e.g. "
-                           "--tune=src/dispatch/tuning/sm90a.tsv)\n");
+  if (tunes > 0) {
+    if (tune_path.empty() || argc > 1 || tunes > 1) {
+      std::fprintf(stderr, "usage: fly_bench --tune=<table.tsv> | --tune-pa=<table.tsv>   (no other arguments; e.g. "
+                           "--tune=src/dispatch/tuning/sm90a.tsv, --tune-pa=src/dispatch/tuning/pa_decode_sm90a.tsv)\n");
       return 2;
     }
 #if defined(FLY_BENCH_CUDA)
-    return fly::bench::run_gemm_tuning(tune_path, std::string(argv[0]) + " --tune=" + tune_path);
+    const std::string command = std::string(argv[0]) + " " + tune_flag + "=" + tune_path;
+    return tune_flag == "--tune" ? fly::bench::run_gemm_tuning(tune_path, command)
+                                 : fly::bench::run_pa_decode_tuning(tune_path, command);
 #else
-    std::fprintf(stderr, "fly_bench --tune: this fly_bench is built without CUDA (use the cuda preset)\n");
+    std::fprintf(stderr, "fly_bench %s: this fly_bench is built without CUDA (use the cuda preset)\n", tune_flag.c_str());
     return 2;
 #endif
   }

@@ -4,7 +4,8 @@
 //
 // A problem: num_seqs sequences, each a full context of ctx tokens (seq_lens = ctx), q_len new
 // query tokens per sequence (the last q_len of the context), head_dim 128, blocks of 16 tokens, NHD
-// layout (FLY_BENCH_PA_LAYOUT=vllm or hnd picks another; the same bytes, other access patterns). The
+// layout unless the shape says otherwise (FLY_BENCH_PA_LAYOUT=vllm or hnd, pa_decode_shapes.hpp; the same bytes,
+// other access patterns). The
 // pool holds exactly the blocks the sequences use; each set's block table scatters them by a
 // fixed-seed random permutation of the pool (FLY_BENCH_PA_ORDER=sequential keeps them in order:
 // what a fresh allocator hands out, and the access pattern closest to a contiguous cache). q is bf16 uniform in [-1, 1); the cache is bf16
@@ -25,21 +26,9 @@
 
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
+#include "pa_decode_shapes.hpp"
 
 namespace fly::bench {
-
-struct PaShape {
-  int64_t seqs, ctx, q_heads, kv_heads, q_len;
-  fly_dtype_t kv;  // BF16 or E4M3FN; q and out are bf16
-};
-
-inline constexpr int64_t kPaHeadDim = 128, kPaBlock = 16;
-// The cache layout of every row: NHD unless FLY_BENCH_PA_LAYOUT says vllm or hnd.
-inline fly_kv_layout_t pa_bench_layout() {
-  const char* v = std::getenv("FLY_BENCH_PA_LAYOUT");
-  const std::string name = v != nullptr ? v : "";
-  return name == "vllm" ? FLY_KV_LAYOUT_VLLM : name == "hnd" ? FLY_KV_LAYOUT_HND : FLY_KV_LAYOUT_NHD;
-}
 
 // Block tables in pool order instead of scattered (FLY_BENCH_PA_ORDER=sequential).
 inline bool pa_bench_sequential_blocks() {
@@ -142,7 +131,7 @@ struct PaProblem {
     fly_pa_decode_args a = FLY_PA_DECODE_ARGS_INIT;
     a.num_seqs = s.seqs; a.q_len = s.q_len; a.num_q_heads = s.q_heads; a.num_kv_heads = s.kv_heads;
     a.head_dim = kPaHeadDim;
-    a.q_type = FLY_DTYPE_BF16; a.kv_type = s.kv; a.kv_layout = pa_bench_layout();
+    a.q_type = FLY_DTYPE_BF16; a.kv_type = s.kv; a.kv_layout = s.layout;
     a.q = st.q;
     a.q_stride_seq = s.q_len * s.q_heads * kPaHeadDim; a.q_stride_token = s.q_heads * kPaHeadDim;
     a.q_stride_head = kPaHeadDim;

@@ -1,20 +1,27 @@
-# GEMM tuning tables -> C++. Each src/dispatch/tuning/<target>.tsv lists, per (ab, d, m, n, k), the
-# variant measured fastest on that target (format: the comment at the top of sm90a.tsv).
-# fly_tuning_table(<output.cpp> <table.tsv>...) parses the tables at configure time and writes one
-# source defining fly::dispatch::gemm_tuning() (gemm_tuning.hpp). The output is rewritten only when
-# its text changes. A malformed line stops configuration with "<file>:<line>: <reason>".
+# Tuning tables -> C++, for every op that has them. Each table lists, per problem key, the variant
+# measured fastest on one target:
+#   gemm       src/dispatch/tuning/<target>.tsv            ab d m n k variant       (docs/gemm.md)
+#   pa_decode  src/dispatch/tuning/pa_decode_<target>.tsv  kv q d block layout seqs rows hkv ctx variant
+#                                                                                   (docs/pa-decode.md)
+# fly_tuning_table(<op> <output.cpp> <table.tsv>...) parses an op's tables at configure time and
+# writes one source defining fly::dispatch::<op>_tuning() (src/dispatch/<op>/<op>_tuning.hpp). The
+# output is rewritten only when its text changes. A malformed line stops configuration with
+# "<file>:<line>: <reason>".
 #
-# Script mode (test/gemm/check_tuning_table.cmake):
-#   cmake -DOUTPUT=<output.cpp> "-DTABLES=<a.tsv;b.tsv>" -P fly_tuning.cmake
+# One core for every op: reading, comments, fields, duplicates, file names and the output are here;
+# an op adds its columns (_fly_tuning_<op>_row: check the fields, spell the C++ row and the key) and
+# its names (_fly_tuning_<op>_type, _header, _prefix).
+#
+# Script mode (test/gemm/check_tuning_table.cmake, test/pa_decode/check_tuning_table.cmake):
+#   cmake [-DOP=gemm|pa_decode] -DOUTPUT=<output.cpp> "-DTABLES=<a.tsv;b.tsv>" -P fly_tuning.cmake
 
 if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   cmake_minimum_required(VERSION 3.25)  # the project's policies, before the functions record them
 endif()
 
-# The fp8 format of each target, as gemm/gemm_validate.cpp accepts it; f32 runs everywhere.
-set(_fly_tuning_ab_sm90a e4m3fn f32)
-set(_fly_tuning_ab_gfx942 e4m3fnuz f32)
-set(_fly_tuning_d bf16 f16 f32)
+set(_fly_tuning_targets sm90a gfx942)
+
+# ---- the core ---------------------------------------------------------------------------------
 
 function(_fly_tuning_fail table line_no text reason)
   set(msg "${table}:${line_no}: ${reason}\n  ${text}")
@@ -25,14 +32,43 @@ function(_fly_tuning_fail table line_no text reason)
   message(FATAL_ERROR "${msg}")
 endfunction()
 
-# Appends one C++ initialiser per entry of `table` to the variable named `rows_var`.
-function(_fly_tuning_parse table rows_var)
-  get_filename_component(target "${table}" NAME_WE)
-  get_filename_component(name "${table}" NAME)
-  if(NOT DEFINED _fly_tuning_ab_${target})
-    message(FATAL_ERROR "${table}: a tuning table is named <target>.tsv, target sm90a or gfx942 (not '${target}')")
+# Field checks for the ops' row functions: each fails the line with a reason naming the column.
+# They read `table`, `line_no` and `data` from the caller's scope.
+function(_fly_tuning_expect_one_of column value what)  # ARGN: the accepted values
+  if(NOT value IN_LIST ARGN)
+    string(REPLACE ";" ", " expect "${ARGN}")
+    _fly_tuning_fail("${table}" ${line_no} "${data}" "${column} '${value}' is not ${what} (${expect})")
   endif()
-  set(ab_ok ${_fly_tuning_ab_${target}})
+endfunction()
+
+function(_fly_tuning_expect_count column value)
+  string(LENGTH "${value}" digits)
+  if(NOT "${value}" MATCHES "^[1-9][0-9]*$" OR digits GREATER 18)  # 18 digits: always an int64_t
+    _fly_tuning_fail("${table}" ${line_no} "${data}" "${column} '${value}' is not an integer >= 1")
+  endif()
+endfunction()
+
+function(_fly_tuning_expect_name value)
+  if(NOT value MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    _fly_tuning_fail("${table}" ${line_no} "${data}" "variant '${value}' is not a variant name")
+  endif()
+endfunction()
+
+# Appends one C++ initialiser per entry of `table` (an `op` table) to the variable named `rows_var`.
+function(_fly_tuning_parse op table rows_var)
+  get_filename_component(name "${table}" NAME)
+  get_filename_component(stem "${table}" NAME_WE)
+  set(prefix "${_fly_tuning_${op}_prefix}")
+  set(target "${stem}")
+  if(NOT prefix STREQUAL "")
+    string(REGEX REPLACE "^${prefix}" "" target "${stem}")
+  endif()
+  if((NOT prefix STREQUAL "" AND target STREQUAL stem) OR NOT target IN_LIST _fly_tuning_targets)
+    message(FATAL_ERROR "${table}: a ${op} tuning table is named ${prefix}<target>.tsv, target sm90a or gfx942 (not '${stem}')")
+  endif()
+  set(columns "${_fly_tuning_${op}_columns}")
+  list(LENGTH columns expected)
+  string(REPLACE ";" " " spelled "${columns}")
   file(READ "${table}" text)
   # One list element per line. ';', '[', ']' and '\' have meanings in CMake lists: park them, so
   # that a comment holding one cannot merge or split lines (line numbers stay exact).
@@ -55,66 +91,52 @@ function(_fly_tuning_parse table rows_var)
     endif()
     string(REGEX REPLACE "[ \t]+" ";" fields "${data}")
     list(LENGTH fields count)
-    if(NOT count EQUAL 6)
-      _fly_tuning_fail("${table}" ${line_no} "${data}" "expected 6 fields 'ab d m n k variant', found ${count}")
+    if(NOT count EQUAL expected)
+      _fly_tuning_fail("${table}" ${line_no} "${data}" "expected ${expected} fields '${spelled}', found ${count}")
     endif()
-    list(GET fields 0 ab)
-    list(GET fields 1 d)
-    list(GET fields 2 m)
-    list(GET fields 3 n)
-    list(GET fields 4 k)
-    list(GET fields 5 variant)
-    if(NOT ab IN_LIST ab_ok)
-      string(REPLACE ";" ", " expect "${ab_ok}")
-      _fly_tuning_fail("${table}" ${line_no} "${data}" "ab '${ab}' is not a ${target} A/B dtype (${expect})")
-    endif()
-    if(NOT d IN_LIST _fly_tuning_d)
-      _fly_tuning_fail("${table}" ${line_no} "${data}" "d '${d}' is not a D dtype (bf16, f16, f32)")
-    endif()
-    foreach(dim m n k)
-      string(LENGTH "${${dim}}" digits)
-      if(NOT "${${dim}}" MATCHES "^[1-9][0-9]*$" OR digits GREATER 18)  # 18 digits: always an int64_t
-        _fly_tuning_fail("${table}" ${line_no} "${data}" "${dim} '${${dim}}' is not an integer >= 1")
-      endif()
-    endforeach()
-    if(NOT variant MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
-      _fly_tuning_fail("${table}" ${line_no} "${data}" "variant '${variant}' is not a variant name")
-    endif()
+    set(row "")
+    set(key "")
+    cmake_language(CALL _fly_tuning_${op}_row "${target}" "${fields}" row key)  # checks; fails the line
     # One entry per problem: two would leave the choice to the order of the lines.
-    set(key "${ab}/${d}/${m}/${n}/${k}")
     list(FIND keys "${key}" seen)
     if(seen GREATER -1)
       list(GET key_lines ${seen} first)
-      _fly_tuning_fail("${table}" ${line_no} "${data}" "a second entry for ${ab} ${d} ${m} ${n} ${k} (first at line ${first})")
+      string(REPLACE "/" " " spelled_key "${key}")
+      _fly_tuning_fail("${table}" ${line_no} "${data}" "a second entry for ${spelled_key} (first at line ${first})")
     endif()
     list(APPEND keys "${key}")
     list(APPEND key_lines ${line_no})
-    string(TOUPPER "${ab}" ab_enum)
-    string(TOUPPER "${d}" d_enum)
-    string(APPEND rows "    {Target::${target}, FLY_DTYPE_${ab_enum}, FLY_DTYPE_${d_enum}, ${m}, ${n}, ${k}, \"${variant}\"},  // ${name}:${line_no}\n")
+    string(APPEND rows "    {Target::${target}, ${row}},  // ${name}:${line_no}\n")
   endforeach()
   set(${rows_var} "${rows}" PARENT_SCOPE)
 endfunction()
 
-function(fly_tuning_table output)
+function(fly_tuning_table op output)
+  if(NOT DEFINED _fly_tuning_${op}_type)
+    message(FATAL_ERROR "fly_tuning_table: no tuning tables for op '${op}' (gemm or pa_decode)")
+  endif()
+  set(type "${_fly_tuning_${op}_type}")
   set(rows "")
   set(sources "")
   foreach(table IN LISTS ARGN)
-    _fly_tuning_parse("${table}" rows)
+    _fly_tuning_parse(${op} "${table}" rows)
     get_filename_component(name "${table}" NAME)
     list(APPEND sources ${name})
   endforeach()
   string(REPLACE ";" ", " sources "${sources}")
+  if(sources STREQUAL "")
+    set(sources "no table")
+  endif()
   if(rows STREQUAL "")
-    set(body "std::span<const GemmTuning> gemm_tuning() { return {}; }  // no entries\n")
+    set(body "std::span<const ${type}> ${op}_tuning() { return {}; }  // no entries\n")
   else()
-    string(CONCAT body "namespace {\nconstexpr GemmTuning table[] = {\n${rows}};\n}  // namespace\n\n"
-                       "std::span<const GemmTuning> gemm_tuning() { return table; }\n")
+    string(CONCAT body "namespace {\nconstexpr ${type} table[] = {\n${rows}};\n}  // namespace\n\n"
+                       "std::span<const ${type}> ${op}_tuning() { return table; }\n")
   endif()
   file(CONFIGURE OUTPUT "${output}" @ONLY CONTENT
 "// Generated at configure time by cmake/fly_tuning.cmake from ${sources}. Do not edit: edit the
-// tables (or regenerate them with fly_bench --tune) and re-run CMake.
-#include \"gemm/gemm_tuning.hpp\"
+// tables (or regenerate them with fly_bench) and re-run CMake.
+#include \"${op}/${op}_tuning.hpp\"
 
 namespace fly::dispatch {
 
@@ -123,9 +145,78 @@ ${body}
 ")
 endfunction()
 
-if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
-  if(NOT OUTPUT OR NOT TABLES)
-    message(FATAL_ERROR "usage: cmake -DOUTPUT=<output.cpp> \"-DTABLES=<a.tsv;...>\" -P fly_tuning.cmake")
+# ---- gemm: ab d m n k variant (GemmTuning, gemm/gemm_tuning.hpp) --------------------------------
+
+set(_fly_tuning_gemm_type GemmTuning)
+set(_fly_tuning_gemm_prefix "")
+set(_fly_tuning_gemm_columns ab d m n k variant)
+# The fp8 format of each target, as gemm/gemm_validate.cpp accepts it; f32 runs everywhere.
+set(_fly_tuning_gemm_ab_sm90a e4m3fn f32)
+set(_fly_tuning_gemm_ab_gfx942 e4m3fnuz f32)
+
+function(_fly_tuning_gemm_row target fields row_var key_var)
+  list(GET fields 0 ab)
+  list(GET fields 1 d)
+  list(GET fields 2 m)
+  list(GET fields 3 n)
+  list(GET fields 4 k)
+  list(GET fields 5 variant)
+  _fly_tuning_expect_one_of(ab "${ab}" "a ${target} A/B dtype" ${_fly_tuning_gemm_ab_${target}})
+  _fly_tuning_expect_one_of(d "${d}" "a D dtype" bf16 f16 f32)
+  foreach(dim m n k)
+    _fly_tuning_expect_count(${dim} "${${dim}}")
+  endforeach()
+  _fly_tuning_expect_name("${variant}")
+  string(TOUPPER "${ab}" ab_enum)
+  string(TOUPPER "${d}" d_enum)
+  set(${row_var} "FLY_DTYPE_${ab_enum}, FLY_DTYPE_${d_enum}, ${m}, ${n}, ${k}, \"${variant}\"" PARENT_SCOPE)
+  set(${key_var} "${ab}/${d}/${m}/${n}/${k}" PARENT_SCOPE)
+endfunction()
+
+# ---- pa_decode: kv q d block layout seqs rows hkv ctx variant (PaDecodeTuning, ---------------
+# pa_decode/pa_decode_tuning.hpp). rows: query rows per kv head (q_len x group); ctx: max_seq_len.
+
+set(_fly_tuning_pa_decode_type PaDecodeTuning)
+set(_fly_tuning_pa_decode_prefix "pa_decode_")
+set(_fly_tuning_pa_decode_columns kv q d block layout seqs rows hkv ctx variant)
+
+function(_fly_tuning_pa_decode_row target fields row_var key_var)
+  list(GET fields 0 kv)
+  list(GET fields 1 q)
+  list(GET fields 2 d)
+  list(GET fields 3 block)
+  list(GET fields 4 layout)
+  list(GET fields 5 seqs)
+  list(GET fields 6 rows)
+  list(GET fields 7 hkv)
+  list(GET fields 8 ctx)
+  list(GET fields 9 variant)
+  # what pa_decode/pa_decode_validate.cpp accepts
+  _fly_tuning_expect_one_of(kv "${kv}" "a KV cache dtype" bf16 f16 e4m3fn e4m3fnuz)
+  _fly_tuning_expect_one_of(q "${q}" "a query dtype" bf16 f16)
+  if(kv MATCHES "^(bf16|f16)$" AND NOT kv STREQUAL q)
+    _fly_tuning_fail("${table}" ${line_no} "${data}" "q '${q}' with kv '${kv}': a 16-bit cache takes queries of its own dtype")
   endif()
-  fly_tuning_table("${OUTPUT}" ${TABLES})
+  _fly_tuning_expect_one_of(d "${d}" "a head_dim" 64 128 256)
+  _fly_tuning_expect_one_of(block "${block}" "a block_size" 16 32 64)
+  _fly_tuning_expect_one_of(layout "${layout}" "a KV layout" nhd hnd vllm)
+  foreach(dim seqs rows hkv ctx)
+    _fly_tuning_expect_count(${dim} "${${dim}}")
+  endforeach()
+  _fly_tuning_expect_name("${variant}")
+  string(TOUPPER "${kv}" kv_enum)
+  string(TOUPPER "${q}" q_enum)
+  string(TOUPPER "${layout}" layout_enum)
+  set(${row_var} "FLY_DTYPE_${kv_enum}, FLY_DTYPE_${q_enum}, ${d}, ${block}, FLY_KV_LAYOUT_${layout_enum}, ${seqs}, ${rows}, ${hkv}, ${ctx}, \"${variant}\"" PARENT_SCOPE)
+  set(${key_var} "${kv}/${q}/${d}/${block}/${layout}/${seqs}/${rows}/${hkv}/${ctx}" PARENT_SCOPE)
+endfunction()
+
+if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
+  if(NOT OP)
+    set(OP gemm)
+  endif()
+  if(NOT OUTPUT OR NOT TABLES)
+    message(FATAL_ERROR "usage: cmake [-DOP=gemm|pa_decode] -DOUTPUT=<output.cpp> \"-DTABLES=<a.tsv;...>\" -P fly_tuning.cmake")
+  endif()
+  fly_tuning_table(${OP} "${OUTPUT}" ${TABLES})
 endif()

@@ -6,6 +6,12 @@
 # shape, about 3 minutes), copies the new table to $OUT/sm90a.tsv (commit it as
 # src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
 # rows of fly_bench again (bench_tuned.txt).
+# TUNE_PA=1 likewise runs `fly_bench --tune-pa=src/dispatch/tuning/pa_decode_sm90a.tsv` (every
+# eligible paged-decode variant on every bench shape in each cache layout, each checked against the
+# host backend; a minute or two by estimate, not yet run), copies the new table to
+# $OUT/pa_decode_sm90a.tsv (commit it as src/dispatch/tuning/pa_decode_sm90a.tsv, docs/pa-decode.md
+# "Tuning table"), rebuilds with it and runs the paged-decode rows of fly_bench again
+# (bench_tuned_pa.txt). TUNE=1 TUNE_PA=1 does both.
 # SANITIZE=1 builds the GPU test binaries only and runs every one of them under compute-sanitizer
 # memcheck, synccheck and racecheck (SANITIZE_TOOLS narrows the tools; SANITIZE_DEADLINE, seconds
 # from the start, default 560, keeps it inside one device call), the per-variant sweeps on
@@ -27,6 +33,7 @@ script_start=$(date +%s)
 export FLY_REQUIRE_GPU=1
 out=${OUT:-/tmp/fly-h200}
 tune=${TUNE:-0}
+tune_pa=${TUNE_PA:-0}
 logs="$out/logs"
 mkdir -p "$logs"
 jobs=$(nproc)
@@ -86,7 +93,7 @@ if ((status == 0)); then
   if [[ ${TESTS:-.} != skip ]]; then
     ctest --preset cuda -j 8 --output-on-failure -R "${TESTS:-.}" >"$logs/ctest.log" 2>&1 || status=3
   fi
-  if [[ $tune != 1 ]]; then  # a tuning run benches once, with the new table (fits one 10-minute call)
+  if [[ $tune != 1 && $tune_pa != 1 ]]; then  # a tuning run benches once, with the new table (fits one 10-minute call)
     build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=${BENCH_FILTER:-.}" --benchmark_out="$out/bench.json" \
       --benchmark_out_format=json >"$out/bench.txt" 2>&1 || status=4
     if [[ ${SDPA:-1} == 1 ]]; then  # SDPA=0 leaves the peer out of a development run
@@ -128,10 +135,20 @@ if ((status == 0)) && [[ $tune == 1 ]]; then
     status=5
   fi
 fi
+if ((status == 0)) && [[ $tune_pa == 1 ]]; then
+  if build/cuda/bench/fly_bench --tune-pa=src/dispatch/tuning/pa_decode_sm90a.tsv >"$out/tune_pa.txt" 2>&1; then
+    cp src/dispatch/tuning/pa_decode_sm90a.tsv "$out/pa_decode_sm90a.tsv"
+    cmake --build --preset cuda -j "$jobs" >"$logs/rebuild_pa.log" 2>&1 &&
+      build/cuda/bench/fly_bench --benchmark_filter=pa_decode/ --benchmark_min_time=0.2 >"$out/bench_tuned_pa.txt" 2>&1 ||
+      status=6
+  else
+    status=6
+  fi
+fi
 grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
 
 {
-  echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench, 5 tune)"
+  echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench, 5 tune, 6 tune-pa)"
   grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$logs/ctest.log" 2>/dev/null | head -20
   echo "== GPU tests"
   grep -E "Cuda\.|Sm90\.|registers" "$logs/ctest.log" 2>/dev/null | grep -vE "^ +Start" | head -40
@@ -150,6 +167,12 @@ grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
     cut -c1-200 "$out/tune.txt" 2>/dev/null | tail -80
     echo "== fly_bench GEMM rows with the new table"
     grep -E "^gemm/" "$out/bench_tuned.txt" 2>/dev/null | cut -c1-230
+  fi
+  if [[ $tune_pa == 1 ]]; then
+    echo "== fly_bench --tune-pa (table: $out/pa_decode_sm90a.tsv)"
+    cut -c1-200 "$out/tune_pa.txt" 2>/dev/null | tail -60
+    echo "== fly_bench paged-decode rows with the new table"
+    grep -E "^pa_decode/" "$out/bench_tuned_pa.txt" 2>/dev/null | cut -c1-260
   fi
   echo "== wgmma serialised by ptxas (C7514/C7515 warnings; want 0): $(grep -c "C751[0-9]" "$logs/build.log" 2>/dev/null)"
   echo "== registers (ptxas)"

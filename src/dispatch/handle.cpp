@@ -17,6 +17,7 @@ fly_handle_t make_handle(const platform::DeviceInfo& device, std::span<const Gem
   h->variants = variants;
   h->tuning = tuning;
   h->pa_decode_variants = pa_decode_variants();
+  h->pa_decode_tuning = pa_decode_tuning();
   const char* log = std::getenv("FLY_LOG_DISPATCH");
   h->log_dispatch = log != nullptr && log[0] != '\0' && std::strcmp(log, "0") != 0;
   return h;

@@ -13,6 +13,7 @@
 #include "gemm/gemm_registry.hpp"
 #include "gemm/gemm_tuning.hpp"
 #include "pa_decode/pa_decode_registry.hpp"
+#include "pa_decode/pa_decode_tuning.hpp"
 #include "platform.hpp"
 
 namespace fly::dispatch {
@@ -31,6 +32,7 @@ struct fly_handle_s {
   std::span<const fly::dispatch::GemmVariant> variants;  // the registry (tests substitute their own)
   std::span<const fly::dispatch::GemmTuning> tuning;     // the tuning tables (tests: their own or none)
   std::span<const fly::dispatch::PaDecodeVariant> pa_decode_variants;  // the paged-decode registry
+  std::span<const fly::dispatch::PaDecodeTuning> pa_decode_tuning;     // its tuning tables (tests: their own)
   bool log_dispatch = false;                             // FLY_LOG_DISPATCH at creation
 
   // The decision for `problem`, from the cache or computed (and cached). Thread-safe. `with_line`:

@@ -4,41 +4,20 @@
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE ${WORK})
 
-# Writes `text` to <WORK>/<case>/<file> and runs the parser on it: sets rc, err and out (the C++).
-function(run_parser case file text)
-  set(table ${WORK}/${case}/${file})
-  file(WRITE ${table} "${text}")
-  execute_process(COMMAND ${CMAKE_COMMAND} -DOUTPUT=${WORK}/${case}/out.cpp -DTABLES=${table} -P ${MODULE}
-                  RESULT_VARIABLE code ERROR_VARIABLE stderr)
-  set(out "")
-  if(EXISTS ${WORK}/${case}/out.cpp)
-    file(READ ${WORK}/${case}/out.cpp out)
-  endif()
-  set(rc "${code}" PARENT_SCOPE)
-  set(err "${stderr}" PARENT_SCOPE)
-  set(out "${out}" PARENT_SCOPE)
-endfunction()
+set(OP gemm)
+include(${CMAKE_CURRENT_LIST_DIR}/../common/tuning_table_check.cmake)
 
 # ---- a good table
 run_parser(good sm90a.tsv "# header; with [brackets] and a \\ backslash\n\ne4m3fn bf16 16 8192 8192 gemm_a_s1  # 19.8 us; [x]\n\tf32  f32\t1 2 3 g  \n   \n# end\ne4m3fn f16 16 8192 8192 gemm_b_s1\n")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the good table failed (${rc}):\n${err}")
 endif()
-foreach(row
+expect_rows(3
     "{Target::sm90a, FLY_DTYPE_E4M3FN, FLY_DTYPE_BF16, 16, 8192, 8192, \"gemm_a_s1\"},  // sm90a.tsv:3\n"
     "{Target::sm90a, FLY_DTYPE_F32, FLY_DTYPE_F32, 1, 2, 3, \"g\"},  // sm90a.tsv:4\n"
     "{Target::sm90a, FLY_DTYPE_E4M3FN, FLY_DTYPE_F16, 16, 8192, 8192, \"gemm_b_s1\"},  // sm90a.tsv:7\n"
-    "std::span<const GemmTuning> gemm_tuning() { return table; }")
-  string(FIND "${out}" "${row}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "the generated C++ lacks: ${row}\n--- generated:\n${out}")
-  endif()
-endforeach()
-string(REGEX MATCHALL "Target::" rows "${out}")
-list(LENGTH rows count)
-if(NOT count EQUAL 3)
-  message(FATAL_ERROR "expected 3 rows, found ${count}:\n${out}")
-endif()
+    "#include \"gemm/gemm_tuning.hpp\""
+    "std::span<const GemmTuning> gemm_tuning() { return table")  # no ";": ARGN would split there
 
 # ---- a table of comments only: an empty list
 run_parser(empty gfx942.tsv "# nothing measured\n")
@@ -47,18 +26,6 @@ if(NOT rc EQUAL 0 OR NOT out MATCHES "gemm_tuning\\(\\) { return {}; }")
 endif()
 
 # ---- malformed tables: each fails, naming the file and line
-function(expect_rejected case file text expect)  # expect: a regex over the message
-  run_parser(${case} ${file} "${text}")
-  if(rc EQUAL 0)
-    message(FATAL_ERROR "case ${case}: the parser accepted\n${text}")
-  endif()
-  string(REGEX REPLACE "[ \n]+" " " flat "${err}")  # CMake wraps long messages
-  if(NOT flat MATCHES "${expect}")
-    message(FATAL_ERROR "case ${case}: expected /${expect}/, got:\n${err}")
-  endif()
-  message(STATUS "case ${case}: rejected as expected")
-endfunction()
-
 set(head "# c; [x] \\ y\ne4m3fn bf16 16 8192 8192 ok\n")  # the bad line below is line 3
 expect_rejected(fields sm90a.tsv "${head}e4m3fn bf16 16 8192 gemm_x\n"
                 "sm90a.tsv:3: expected 6 fields 'ab d m n k variant', found 5")
@@ -78,4 +45,5 @@ expect_rejected(name sm90a.tsv "${head}f32 f32 16 8192 8192 gemm-x\n" "sm90a.tsv
 expect_rejected(semicolon sm90a.tsv "${head}f32 f32 16 8192 8192 a;b\n" "sm90a.tsv:3: variant 'a.b' is not a variant name")
 expect_rejected(duplicate sm90a.tsv "${head}e4m3fn bf16 16 8192 8192 other # again\n"
                 "sm90a.tsv:3: a second entry for e4m3fn bf16 16 8192 8192 .first at line 2.")
-expect_rejected(target host.tsv "# nothing\n" "host.tsv: a tuning table is named <target>.tsv")
+expect_rejected(target host.tsv "# nothing\n" "host.tsv: a gemm tuning table is named <target>.tsv")
+expect_rejected(pa_decode_name pa_decode_sm90a.tsv "# nothing\n" "a gemm tuning table is named <target>.tsv.*not .pa_decode_sm90a.")

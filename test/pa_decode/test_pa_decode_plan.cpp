@@ -8,11 +8,13 @@
 #include <string>
 
 #include "pa_decode/pa_decode_registry.hpp"
+#include "pa_decode/pa_decode_tuning.hpp"
 
 namespace {
 
 using fly::dispatch::PaDecodePlan;
 using fly::dispatch::PaDecodeProblem;
+using fly::dispatch::PaDecodeTuning;
 using fly::dispatch::PaDecodeVariant;
 using fly::dispatch::Target;
 
@@ -115,7 +117,8 @@ TEST(PaDecodePlan, PerWarpPipelinesWinOverDeeperBlockSteps) {
 
 TEST(PaDecodePlan, TheSharedRingIsChosenOnlyWhenNamedOrAlone) {
   // the ring cell lost to the per-warp feeds on most rows (docs/pa-decode.md, "Shared ring"): it
-  // ranks below them however deep its ring, yet serves a problem nothing else is compiled for
+  // ranks below them however deep its ring, yet serves a problem nothing else is compiled for, and
+  // runs where a tuning table names it (the shapes it won; test_pa_decode_tuning.cpp has the rule)
   PaDecodeVariant per_warp = variant(64);
   per_warp.name = "plan_test_per_warp";
   per_warp.stages = 3;
@@ -134,4 +137,15 @@ TEST(PaDecodePlan, TheSharedRingIsChosenOnlyWhenNamedOrAlone) {
   chosen = fly::dispatch::select_pa_decode_variant(alone, problem(8, 8192), Target::sm90a, 132, &plan, &why);
   ASSERT_NE(chosen, nullptr) << why;
   EXPECT_STREQ(chosen->name, "plan_test_ring");
+  // named by a tuning entry at this shape (8 seqs x 8192 tokens, 8 kv heads x 4 query rows)
+  const PaDecodeTuning tuning[] = {
+      {Target::sm90a, FLY_DTYPE_BF16, FLY_DTYPE_BF16, 128, 16, FLY_KV_LAYOUT_NHD, 8, 4, 8, 8192, "plan_test_ring"}};
+  chosen = fly::dispatch::select_pa_decode_variant(both, tuning, problem(8, 8192), Target::sm90a, 132, &plan, &why);
+  ASSERT_NE(chosen, nullptr) << why;
+  EXPECT_STREQ(chosen->name, "plan_test_ring");
+  EXPECT_EQ(why.rfind("tuned: fastest measured at 8 seqs x 8192 tokens, 8 kv heads x 4 rows (this shape)", 0), 0u) << why;
+  // ... and only there: a shape beyond a factor 2 of the entry keeps the ranking's per-warp pick
+  chosen = fly::dispatch::select_pa_decode_variant(both, tuning, problem(64, 8192), Target::sm90a, 132, &plan, &why);
+  ASSERT_NE(chosen, nullptr) << why;
+  EXPECT_STREQ(chosen->name, "plan_test_per_warp");
 }

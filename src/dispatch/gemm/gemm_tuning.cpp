@@ -2,22 +2,12 @@
 // dimension (or, the second reach, in m alone), nearest in log2 space.
 #include "gemm_tuning.hpp"
 
-#include <cmath>
+#include "tuning_reach.hpp"
 
 namespace fly::dispatch {
-namespace {
-
-// x and y (both >= 1) differ by at most a factor 2; in integers, so that the boundary is exact and
-// nothing overflows.
-bool within_factor_2(int64_t x, int64_t y) { return x >= y ? x - y <= y : y - x <= x; }
-
-}  // namespace
 
 double gemm_tuning_distance(const GemmTuning& e, const GemmProblem& p) {
-  auto term = [](int64_t x, int64_t y) {
-    return std::fabs(std::log2(static_cast<double>(x)) - std::log2(static_cast<double>(y)));
-  };
-  return term(p.m, e.m) + term(p.n, e.n) + term(p.k, e.k);
+  return log2_ratio(p.m, e.m) + log2_ratio(p.n, e.n) + log2_ratio(p.k, e.k);
 }
 
 namespace {
@@ -32,7 +22,7 @@ const GemmTuning* nearest_within(std::span<const GemmTuning> tuning, const GemmP
     if (e.m < 1 || e.n < 1 || e.k < 1) continue;  // a malformed entry never applies
     if (!reach(e)) continue;
     double const d = gemm_tuning_distance(e, p);
-    if (best == nullptr || d < best_distance - 1e-9) {  // a tie (to rounding) keeps the first listed
+    if (best == nullptr || d < best_distance - kTuningTie) {  // a tie (to rounding) keeps the first listed
       best = &e;
       best_distance = d;
     }

@@ -48,8 +48,8 @@ Decision decide(const fly_handle_s& h, const PaDecodeProblem& p) {
     return d;
   }
   std::string why;
-  d.variant = fly::dispatch::select_pa_decode_variant(h.pa_decode_variants, p, h.device.target, h.device.multiprocessors,
-                                                      &d.plan, &why);
+  d.variant = fly::dispatch::select_pa_decode_variant(h.pa_decode_variants, h.pa_decode_tuning, p, h.device.target,
+                                                      h.device.multiprocessors, &d.plan, &why);
   d.line = d.variant != nullptr ? std::string(d.variant->name) + " splits=" + std::to_string(d.plan.splits) + ": " + why
                                 : "none: " + why;
   return d;

@@ -57,8 +57,17 @@ int pa_decode_max_splits(int64_t max_seq_len) noexcept;
 // max_seq_len): partial fp32 outputs and (max, sum) pairs for pa_decode_max_splits splits.
 size_t pa_decode_workspace_bytes(const PaDecodeProblem& p) noexcept;
 
+struct PaDecodeTuning;  // pa_decode_tuning.hpp
+
 // The variant and plan for `problem` on a `target` device with `multiprocessors` SMs, or null
-// when none fits; `why` (if not null) gets a one-line reason for fly_pa_decode_explain.
+// when none fits; `why` (if not null) gets a one-line reason for fly_pa_decode_explain. The entry
+// of `tuning` that applies (nearest_pa_decode_tuning) names the variant when that variant is in
+// `variants` and eligible for the call; otherwise, or without an entry, the ranking picks (the
+// reason says why a tuned variant was passed over). FLY_PA_DECODE_VARIANT set: no table.
+const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant> variants,
+                                                std::span<const PaDecodeTuning> tuning, const PaDecodeProblem& problem,
+                                                Target target, int multiprocessors, PaDecodePlan* plan, std::string* why);
+// The same without a table: the ranking alone.
 const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant> variants, const PaDecodeProblem& problem,
                                                 Target target, int multiprocessors, PaDecodePlan* plan, std::string* why);
 

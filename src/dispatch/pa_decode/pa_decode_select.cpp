@@ -1,12 +1,15 @@
-// Picking a paged-decode variant and its split plan (pa_decode_registry.hpp).
+// Picking a paged-decode variant and its split plan (pa_decode_registry.hpp): a tuned entry
+// (pa_decode_tuning.hpp) when its variant can run the call, else the ranking below.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <tuple>
 
 #include "pa_decode_registry.hpp"
 #include "pa_decode_tma.hpp"
+#include "pa_decode_tuning.hpp"
 
 namespace fly::dispatch {
 namespace {
@@ -19,16 +22,48 @@ constexpr int kMaxSplits = 64;
 constexpr int64_t kBlockOverheadSteps = 2;
 constexpr int64_t kReduceSteps = 2;
 
-bool eligible(const PaDecodeVariant& v, const PaDecodeProblem& p, Target target, std::string& why) {
-  if (v.target != target || v.launch == nullptr) return false;
+const char* layout_text(bool dim_major) { return dim_major ? "dim-major (vllm)" : "token-major (nhd/hnd)"; }
+
+// Whether `v` can run `p` on `target`; when it cannot and `reason` is not null, why ("is a gfx942
+// variant", ...). The one definition of eligibility: the ranking's, and the reason a tuned variant
+// was passed over. The reason is spelled only when asked: this runs for every variant of every call.
+bool eligible(const PaDecodeVariant& v, const PaDecodeProblem& p, Target target, std::string* reason = nullptr) {
+  auto refuse = [&](auto&& spell) {
+    if (reason != nullptr) *reason = spell();
+    return false;
+  };
+  if (v.target != target) return refuse([&] { return std::string("is a ") + target_name(v.target) + " variant"; });
+  if (v.launch == nullptr) return refuse([] { return std::string("has no launch function"); });
   const bool fp8 = p.kv_type == FLY_DTYPE_E4M3FN || p.kv_type == FLY_DTYPE_E4M3FNUZ;
   const fly_dtype_t kv_class = fp8 ? FLY_DTYPE_E4M3FN : p.kv_type;
-  if (v.kv_class != kv_class || v.head_dim != p.head_dim) return false;
+  if (v.kv_class != kv_class) {
+    return refuse([&] {
+      return std::string("reads a ") + (v.kv_class == FLY_DTYPE_E4M3FN ? "fp8" : fly_dtype_string(v.kv_class)) +
+             " cache, not " + fly_dtype_string(p.kv_type);
+    });
+  }
+  if (v.head_dim != p.head_dim) {
+    return refuse([&] { return "is for head_dim " + std::to_string(v.head_dim) + ", not " + std::to_string(p.head_dim); });
+  }
   const bool dim_major = p.layout == FLY_KV_LAYOUT_VLLM;
-  if (v.v_dim_major != dim_major) return false;
-  if (v.tma && !pa_decode_tma_rejection(p).empty()) return false;  // its cp.async twin takes the call
-  why.clear();
+  if (v.v_dim_major != dim_major) {
+    return refuse([&] {
+      return std::string("reads V ") + layout_text(v.v_dim_major) + ", this cache's V is " + layout_text(dim_major);
+    });
+  }
+  if (v.tma) {  // its cp.async twin takes the call
+    if (std::string no_tma = pa_decode_tma_rejection(p); !no_tma.empty()) {
+      return refuse([&] { return "is TMA-fed and this cache is not a TMA tensor: " + no_tma; });
+    }
+  }
   return true;
+}
+
+const PaDecodeVariant* find_variant(std::span<const PaDecodeVariant> variants, const char* name) {
+  for (const PaDecodeVariant& v : variants) {
+    if (v.name != nullptr && std::strcmp(v.name, name) == 0) return &v;
+  }
+  return nullptr;
 }
 
 // Tuning switches read once per process (docs/pa-decode.md): FLY_PA_DECODE_VARIANT=<name> restricts
@@ -90,20 +125,23 @@ size_t pa_decode_workspace_bytes(const PaDecodeProblem& p) noexcept {
   return bytes;
 }
 
-const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant> variants, const PaDecodeProblem& p,
+const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant> variants,
+                                                std::span<const PaDecodeTuning> tuning, const PaDecodeProblem& p,
                                                 Target target, int multiprocessors, PaDecodePlan* plan,
                                                 std::string* why) {
   const PaDecodeVariant* best = nullptr;
-  std::string reason;
+  int on_target = 0, eligible_count = 0;
   const int64_t rows = p.rows_per_kv_head();
   for (const PaDecodeVariant& v : variants) {
-    if (!eligible(v, p, target, reason)) continue;
+    if (v.target == target) ++on_target;
+    if (!eligible(v, p, target)) continue;
     if (forced_variant() != nullptr && std::string(v.name) != forced_variant()) continue;
+    ++eligible_count;
     // fewest row chunks (each re-reads the cache, from L2 at best), then per-warp pipelines (more
     // of the ring in flight, docs/pa-decode.md), then TMA feeds (fewer instructions per token),
     // then the deepest pipeline, then (gfx942) the widest buffer loads (fewer load instructions
     // per row). The shared-ring cell comes last: it wins only some long-context fp8 shapes
-    // (docs/pa-decode.md, "Shared ring"), which a tuning table may name.
+    // (docs/pa-decode.md, "Shared ring"), which the tuning table names.
     auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
     auto rank = [&](const PaDecodeVariant& x) {
       return std::make_tuple(-chunks(x), x.ring ? 0 : 1, x.per_warp ? 1 : 0, x.tma ? 1 : 0,
@@ -115,8 +153,26 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     if (why != nullptr)
       *why = "no compiled " + std::string(target_name(target)) + " variant for head_dim " + std::to_string(p.head_dim) +
              ", kv " + fly_dtype_string(p.kv_type) + (p.kv_type == p.q_type ? "" : std::string(" with q ") + fly_dtype_string(p.q_type)) +
-             ", V " + (p.layout == FLY_KV_LAYOUT_VLLM ? "dim-major (vllm)" : "token-major (nhd/hnd)");
+             ", V " + layout_text(p.layout == FLY_KV_LAYOUT_VLLM);
     return nullptr;
+  }
+  // The table, unless FLY_PA_DECODE_VARIANT already decided (a measuring run).
+  const PaDecodeTuning* tuned = forced_variant() == nullptr ? nearest_pa_decode_tuning(tuning, p, target) : nullptr;
+  std::string choice;  // why `best`, ahead of the plan in the explanation; empty: the ranking, unremarked
+  if (tuned != nullptr) {
+    const PaDecodeVariant* v = find_variant(variants, tuned->variant);
+    std::string passed_over;
+    if (v == nullptr) passed_over = "is not compiled in (FLY_PA_DECODE_FILTER, or renamed since it was measured?)";
+    if (v != nullptr && eligible(*v, p, target, &passed_over)) {
+      best = v;
+      const bool exact = tuned->num_seqs == p.num_seqs && tuned->rows == rows && tuned->num_kv_heads == p.num_kv_heads &&
+                         tuned->max_seq_len == p.max_seq_len;
+      choice = "tuned: fastest measured at " + pa_decode_tuning_shape(*tuned) +
+               (exact ? " (this shape)" : " (nearest tuned shape)") + " among " + std::to_string(eligible_count) +
+               " eligible of " + std::to_string(on_target) + " " + target_name(target) + " variants; ";
+    } else {
+      choice = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; heuristic: ";
+    }
   }
   const int row_chunks = int((rows + best->rows_per_block - 1) / best->rows_per_block);
   const int64_t step = best->tokens_per_step;
@@ -128,10 +184,16 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
   pl.row_chunks = row_chunks;
   *plan = pl;
   if (why != nullptr)
-    *why = std::to_string(base_blocks) + " blocks of (sequence, kv head, " + std::to_string(best->rows_per_block) +
+    *why = choice + std::to_string(base_blocks) + " blocks of (sequence, kv head, " + std::to_string(best->rows_per_block) +
            " query rows) x " + std::to_string(pl.splits) + " splits of " + std::to_string(pl.split_tokens) + " tokens for " +
            std::to_string(multiprocessors) + " SMs x " + std::to_string(resident) + " resident blocks";
   return best;
+}
+
+const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant> variants, const PaDecodeProblem& p,
+                                                Target target, int multiprocessors, PaDecodePlan* plan,
+                                                std::string* why) {
+  return select_pa_decode_variant(variants, {}, p, target, multiprocessors, plan, why);
 }
 
 }  // namespace fly::dispatch
