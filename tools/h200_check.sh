@@ -145,6 +145,18 @@ if ((status == 0)) && [[ $tune_pa == 1 ]]; then
     status=6
   fi
 fi
+# NCU_GEMM="<fly_bench filter> ...": Nsight Compute on one call of each row's fly GEMM kernel (after
+# any tuning, so the tuned variant): speed of light, stall reasons, memory and compute (ncu_gemm.txt).
+if ((status == 0)); then
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  for row in ${NCU_GEMM:-}; do
+    echo "== ncu $row" >>"$out/ncu_gemm.txt"
+    timeout 150 "$ncu" -k regex:gemm_sm90a --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+      --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
+      --section LaunchStats build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" \
+      >>"$out/ncu_gemm.txt" 2>&1
+  done
+fi
 grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
 
 {
