@@ -128,6 +128,16 @@ FLY_HOST_DEVICE inline void sync() {
 }
 }  // namespace cluster
 
+// Brings a tensor map into the TMA unit's descriptor cache ahead of its first copy (one thread,
+// at the start of a kernel whose first boxes are on the critical path).
+FLY_HOST_DEVICE inline void prefetch_tma_descriptor(void const* tensor_map) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(tensor_map)) : "memory");
+#else
+  detail::arch_unavailable_sm90(tensor_map);
+#endif
+}
+
 // A 2D box at element coordinates (x = column, y = row) of the tensor map's tensor into `smem`
 // (aligned as the map's swizzle requires: 1024 bytes for 128-byte swizzle); `bar` counts its bytes.
 // Parts of the box outside the tensor are zero-filled.

@@ -105,11 +105,11 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
   config.stream = static_cast<cudaStream_t>(stream);
   cudaLaunchAttribute cluster_dims;
   cluster_dims.id = cudaLaunchAttributeClusterDimension;
-  cluster_dims.val.clusterDim.x = unsigned(Block::cluster_m);
+  cluster_dims.val.clusterDim.x = unsigned(Block::cluster);
   cluster_dims.val.clusterDim.y = 1;
   cluster_dims.val.clusterDim.z = 1;
   config.attrs = &cluster_dims;
-  config.numAttrs = Block::cluster_m > 1 ? 1 : 0;
+  config.numAttrs = Block::cluster > 1 ? 1 : 0;
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no current device: ") + cudaGetErrorString(e));
@@ -121,20 +121,20 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
       return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot read the SM count: ") +
                                                             cudaGetErrorString(e));
     blocks = sms;
-    if constexpr (Block::cluster_m > 1) {
+    if constexpr (Block::cluster > 1) {
       int clusters = 0;
-      config.gridDim = dim3(unsigned(sms / Block::cluster_m * Block::cluster_m));
+      config.gridDim = dim3(unsigned(sms / Block::cluster * Block::cluster));
       if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config); e != cudaSuccess || clusters < 1)
         return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no cluster of ") +
-                                                              std::to_string(Block::cluster_m) + " blocks fits: " +
+                                                              std::to_string(Block::cluster) + " blocks fits: " +
                                                               cudaGetErrorString(e));
-      blocks = std::min(sms / Block::cluster_m, clusters) * Block::cluster_m;
+      blocks = std::min(sms / Block::cluster, clusters) * Block::cluster;
     }
     if (device < 64) resident[device].store(blocks, std::memory_order_relaxed);
   }
-  const int64_t cluster_tiles = ((problem.m + int64_t(Block::BM) * Block::cluster_m - 1) / (int64_t(Block::BM) * Block::cluster_m)) *
-                                ((problem.n + Block::BN - 1) / Block::BN);
-  config.gridDim = dim3(unsigned(std::min<int64_t>(blocks, cluster_tiles * Block::cluster_m)));
+  const int64_t rows = int64_t(Block::BM) * Block::cluster_m, cols = int64_t(Block::BN) * Block::cluster_n;
+  const int64_t cluster_tiles = ((problem.m + rows - 1) / rows) * ((problem.n + cols - 1) / cols);
+  config.gridDim = dim3(unsigned(std::min<int64_t>(blocks, cluster_tiles * Block::cluster)));
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }

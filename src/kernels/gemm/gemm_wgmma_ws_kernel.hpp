@@ -8,8 +8,8 @@
 // landing, an "empty" one the consumer warpgroups done with it. The producer runs on into the next
 // tile while the consumers store the last one. Warpgroups 1 .. BM/64 are the consumers, with the
 // registers the producer freed: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
-// m64n128k32 (A's rows as wgmma's M, B's rows as its N, BN / 128 sub-tiles along N), both
-// operands read from the 128-byte swizzled K-major stages.
+// m64nNk32 (A's rows as wgmma's M, B's rows as its N: N = BN up to 128, else BN / 128 sub-tiles of
+// 128), both operands read from the 128-byte swizzled K-major stages.
 //
 // fp32 accumulation: each sub-tile's k-tile (128 of K, four k-steps) runs into one partial
 // accumulator (its first wgmma overwrites it: scale-d = 0), is drained (wait 0) and added into the
@@ -18,9 +18,11 @@
 // and the other consumer warpgroup's batch keeps the tensor cores busy through a drain (DeepGEMM's
 // scheme). Registers per consumer thread: BN / 2 floats of totals and 64 of partial.
 //
-// Clusters (ClusterM = 2): the two blocks of a cluster take M-tiles 2 i and 2 i + 1 of the same
-// N-tile, so they share its B tile: each loads half of B's rows and multicasts them to both,
-// halving B's L2 reads. A stage is then free only when both blocks' consumers are done with it:
+// Clusters of two: along M (ClusterM = 2) the blocks take M-tiles 2 i and 2 i + 1 of the same
+// N-tile and share its B tile: each loads half of B's rows and multicasts them to both, halving
+// B's L2 reads (large shapes). Along N (ClusterN = 2) they take N-tiles 2 j, 2 j + 1 of one M-tile
+// and share A the same way (decode shapes: one M-tile, A re-read by every block). A stage is then
+// free only when both blocks' consumers are done with it:
 // the consumers arrive on their own block's empty barrier and a relay warp of the producer
 // warpgroup forwards each completed phase to every block's cluster_empty barrier, which the
 // producer waits on (remote arrivals stay off the consumers' path; GemmWgmmaTmaBlock measured them).
@@ -29,7 +31,7 @@
 // adjacent columns as one store where D's alignment allows, nothing outside D.
 //
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; a 1-D grid
-// of at most one block per SM, a multiple of ClusterM, launched in clusters of ClusterM.
+// of at most one block per SM, a multiple of the cluster size, launched in such clusters.
 #pragma once
 
 #include <cuda.h>
@@ -43,18 +45,21 @@
 
 namespace fly::kernels {
 
-template <int BM_, int BN_, int Stages_, int ClusterM_, class TD>
+template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD>
 struct GemmWgmmaWsBlock {
-  static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_;
+  static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_, cluster_n = ClusterN_;
+  static constexpr int cluster = cluster_m * cluster_n;
   using TA = float8_e4m3fn;
-  static constexpr int sub_n = 128, subs = BN / sub_n;
+  static constexpr int sub_n = BN < 128 ? BN : 128, subs = BN / sub_n;
   using Mma = WgmmaTile<sub_n>;
   static constexpr int acc_size = Mma::acc_size;
   static_assert(BM == 128, "GemmWgmmaWsBlock: two consumer warpgroups of 64 rows of A (BM = 128)");
-  static_assert(BN % sub_n == 0 && BN <= 256, "GemmWgmmaWsBlock: BN is 128 or 256 (wgmma N = 128 sub-tiles, a box <= 256)");
+  static_assert((BN == 64 || BN % 128 == 0) && BN <= 256, "GemmWgmmaWsBlock: BN is 64, 128 or 256 (wgmma N = 64 or 128 sub-tiles, a box <= 256)");
   static_assert(Stages >= 2, "GemmWgmmaWsBlock: a ring needs two stages");
-  static_assert(cluster_m == 1 || cluster_m == 2, "GemmWgmmaWsBlock: clusters of 1 or 2 blocks along M");
-  static_assert((BN / cluster_m) % 8 == 0, "GemmWgmmaWsBlock: each block's multicast slice of B is whole 8-row swizzle atoms");
+  static_assert(cluster == 1 || (cluster == 2 && (cluster_m == 1 || cluster_n == 1)),
+                "GemmWgmmaWsBlock: clusters of 2 blocks along M or along N, or none");
+  static_assert((BN / cluster_m) % 8 == 0 && (BM / cluster_n) % 8 == 0,
+                "GemmWgmmaWsBlock: each block's multicast slice is whole 8-row swizzle atoms");
   static constexpr int consumers = BM / 64;
   static constexpr int threads = 128 * (consumers + 1);
   // CUTLASS's split for one producer and two consumer warpgroups: 40 + 2 x 232 registers a thread
@@ -66,12 +71,12 @@ struct GemmWgmmaWsBlock {
                 "GemmWgmmaWsBlock: the totals, the partial and 32 more registers exceed a consumer's");
   static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
   static constexpr int swizzle_align = 1024;
-  static constexpr int barriers = cluster_m > 1 ? 3 * Stages : 2 * Stages;  // full, empty[, cluster_empty]
+  static constexpr int barriers = cluster > 1 ? 3 * Stages : 2 * Stages;  // full, empty[, cluster_empty]
   static constexpr int smem_bytes = Stages * stage_bytes + barriers * 8 + swizzle_align;
-  // What the launcher encodes (tma_desc_cuda.hpp): A as M x K bytes in boxes of BM x 128, B as
-  // N x K in boxes of BN / ClusterM x 128 (a block's multicast slice).
-  static constexpr int b_slice_rows = BN / cluster_m;
-  static constexpr int a_box_rows = BM, b_box_rows = b_slice_rows, box_cols = 128;
+  // What the launcher encodes (tma_desc_cuda.hpp): A as M x K bytes in boxes of BM / ClusterN x
+  // 128, B as N x K in boxes of BN / ClusterM x 128 (a block's multicast slice, or the whole tile).
+  static constexpr int a_slice_rows = BM / cluster_n, b_slice_rows = BN / cluster_m;
+  static constexpr int a_box_rows = a_slice_rows, b_box_rows = b_slice_rows, box_cols = 128;
   static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
 
 #if defined(__CUDACC__)
@@ -83,43 +88,45 @@ struct GemmWgmmaWsBlock {
     unsigned char* smem = smem_in + (swizzle_align - base % swizzle_align) % swizzle_align;
     auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes);
     uint64_t* empty = full + Stages;
-    uint64_t* cluster_empty = empty + Stages;  // cluster_m > 1 only
+    uint64_t* cluster_empty = empty + Stages;  // clusters only
     if (thr == 0) {
+      prefetch_tma_descriptor(&map_a);
+      prefetch_tma_descriptor(&map_b);
       for (int s = 0; s < Stages; ++s) {
         mbarrier::init(&full[s], 1);           // the producer's expect_tx arrival
         mbarrier::init(&empty[s], consumers);  // one arrival per consumer warpgroup
-        if constexpr (cluster_m > 1) mbarrier::init(&cluster_empty[s], cluster_m);  // every block's relay
+        if constexpr (cluster > 1) mbarrier::init(&cluster_empty[s], cluster);  // every block's relay
       }
       mbarrier::fence_init();
     }
-    if constexpr (cluster_m > 1) {
+    if constexpr (cluster > 1) {
       cluster::sync();  // the cluster's barriers exist before any multicast or remote arrival
     } else {
       __syncthreads();
     }
-    // the cluster walks tiles of cluster_m x BM rows; this block takes M-tile cluster_m i + rank
-    const Work work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN, group_m / cluster_m), block / cluster_m,
-                    blocks / cluster_m, cluster_m > 1 ? int(cluster::block_rank()) : 0, (p.k + BK - 1) / BK};
+    // the cluster walks tiles of cluster_m BM x cluster_n BN; this block takes one BM x BN of each
+    const Work work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN * cluster_n, group_m / cluster_m), block / cluster,
+                    blocks / cluster, cluster > 1 ? int(cluster::block_rank()) : 0, (p.k + BK - 1) / BK};
     if (thr < 128) {
       gmma::warpgroup_reg_dealloc<producer_regs>();
       if (thr == 0) {
-        produce(map_a, map_b, smem, full, cluster_m > 1 ? cluster_empty : empty, work);
-      } else if constexpr (cluster_m > 1) {
+        produce(map_a, map_b, smem, full, cluster > 1 ? cluster_empty : empty, work);
+      } else if constexpr (cluster > 1) {
         const int lane = thr - 32;  // the producer warpgroup's second warp
-        if (lane >= 0 && lane < cluster_m) relay(empty, cluster_empty, work, lane);
+        if (lane >= 0 && lane < cluster) relay(empty, cluster_empty, work, lane);
       }
     } else {
       gmma::warpgroup_reg_alloc<consumer_regs>();
       consume(p, smem, full, empty, work, thr - 128);
     }
-    if constexpr (cluster_m > 1) {
+    if constexpr (cluster > 1) {
       __syncwarp();     // the producer warps reconverged (one lane each ran produce / relay) before the .aligned barrier
       cluster::sync();  // no block leaves while its cluster may still multicast into it or arrive on its barriers
     }
   }
 
-  // A block's share of the cluster's tiles: cluster tiles first, first + step, ...; M-tile
-  // cluster_m tm + rank of each.
+  // A block's share of the cluster's tiles: cluster tiles first, first + step, ...; of each, M-tile
+  // cluster_m tm + rank (clusters along M) or N-tile cluster_n tn + rank (along N).
   struct Work {
     GemmTileScheduler tiles;
     int first, step, rank, k_tiles;
@@ -127,8 +134,8 @@ struct GemmWgmmaWsBlock {
     __device__ void coord(int64_t i, int& m0, int& n0) const {
       int64_t tm, tn;
       tiles.coord(first + i * step, tm, tn);
-      m0 = int((tm * cluster_m + rank) * BM);
-      n0 = int(tn * BN);
+      m0 = int((tm * cluster_m + (cluster_m > 1 ? rank : 0)) * BM);
+      n0 = int((tn * cluster_n + (cluster_n > 1 ? rank : 0)) * BN);
     }
   };
 
@@ -153,13 +160,18 @@ struct GemmWgmmaWsBlock {
       for (int kt = 0; kt < work.k_tiles; ++kt, ++it) {
         const uint32_t s = it % Stages;
         if (it >= Stages) mbarrier::wait(&empty[s], (it / Stages - 1) & 1);  // k-tile it - Stages is consumed
-        mbarrier::arrive_expect_tx(&full[s], stage_bytes);  // all of B (every block's slice); boxes past M, N, K count in full
+        mbarrier::arrive_expect_tx(&full[s], stage_bytes);  // every block's slices; boxes past M, N, K count in full
         unsigned char* a = smem + s * stage_bytes;
-        SM90_TMA_LOAD_2D::copy(&map_a, &full[s], a, kt * BK, m0);
-        if constexpr (cluster_m > 1) {
+        constexpr auto everyone = uint16_t((1u << cluster) - 1);
+        if constexpr (cluster_n > 1) {  // this block's slice of the shared A tile, to every block
+          const int slice = work.rank * a_slice_rows;
+          SM90_TMA_LOAD_2D_MULTICAST::copy(&map_a, &full[s], everyone, a + slice * 128, kt * BK, m0 + slice);
+        } else {
+          SM90_TMA_LOAD_2D::copy(&map_a, &full[s], a, kt * BK, m0);
+        }
+        if constexpr (cluster_m > 1) {  // likewise the shared B tile
           const int slice = work.rank * b_slice_rows;
-          SM90_TMA_LOAD_2D_MULTICAST::copy(&map_b, &full[s], uint16_t((1u << cluster_m) - 1), a + a_bytes + slice * 128,
-                                           kt * BK, n0 + slice);
+          SM90_TMA_LOAD_2D_MULTICAST::copy(&map_b, &full[s], everyone, a + a_bytes + slice * 128, kt * BK, n0 + slice);
         } else {
           SM90_TMA_LOAD_2D::copy(&map_b, &full[s], a + a_bytes, kt * BK, n0);
         }

@@ -140,18 +140,18 @@ struct Cell {
   int wk = 1;      // warps splitting each tile's k-steps
   int stages = 1;
   int mfma = 0;    // the MFMA's M = N when the tile names it (:m32), else the target's default
-  int cluster = 1; // blocks per cluster along M (:c2; the persistent block's B multicast)
+  int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x2: the persistent block's multicast)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
-           "_" + copy + "_s" + std::to_string(stages) + (cluster > 1 ? "_c" + std::to_string(cluster) : std::string());
+           "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string());
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cC]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+))?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -162,8 +162,9 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.wk = m[6].matched ? std::stoi(m[6]) : 1;
   cell.stages = m[7].matched ? std::stoi(m[7]) : 1;
   cell.mfma = m[8].matched ? std::stoi(m[8]) : 0;
-  cell.cluster = m[9].matched ? std::stoi(m[9]) : 1;
-  return cell.stages >= 1 && cell.wk >= 1 && cell.cluster >= 1;
+  cell.cluster_m = m[9].matched ? std::stoi(m[9]) : 1;
+  cell.cluster_n = m[10].matched ? std::stoi(m[10]) : 1;
+  return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1;
 }
 
 // The sm_90a limit on a block's dynamic shared memory (227 KB).
@@ -225,15 +226,16 @@ std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
   if (cell.ab != "e4m3fn") return "the warp-specialised wgmma block computes e4m3fn only";
   if (cell.bm != 128 || cell.wm != 8 || cell.wn != 1 || cell.wk != 1)
     return "the warp-specialised block is two consumer warpgroups of 64 rows of A: tile 128xBNx128:8x1";
-  if (cell.bn != 128 && cell.bn != 256)
-    return "BN=" + std::to_string(cell.bn) + ": the warp-specialised block's N is one or two wgmma N=128 sub-tiles";
+  if (cell.bn != 64 && cell.bn != 128 && cell.bn != 256)
+    return "BN=" + std::to_string(cell.bn) + ": the warp-specialised block's N is one wgmma N=64 or one or two N=128 sub-tiles";
   if (cell.bk != 128) return "BK=" + std::to_string(cell.bk) + ": a warp-specialised stage is one 128-byte swizzle atom of K";
   if (cell.stages < 2) return "a TMA ring needs 2 stages at least";
-  if (cell.cluster != 1 && cell.cluster != 2)
-    return "clusters of " + std::to_string(cell.cluster) + ": the warp-specialised block pairs blocks along M (:c2) or not";
+  const int cluster = cell.cluster_m * cell.cluster_n;
+  if (cluster > 2)
+    return "clusters of " + std::to_string(cluster) + ": the warp-specialised block pairs blocks along M (:c2x1) or N (:c1x2), or not";
   align_elems = 16;
   const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
-  return smem_rejection(cell, cell.stages * stage + (cell.cluster > 1 ? 3 : 2) * cell.stages * 8 + align, 0);
+  return smem_rejection(cell, cell.stages * stage + (cluster > 1 ? 3 : 2) * cell.stages * 8 + align, 0);
 }
 
 // GemmWgmmaBlock: warpgroups (4 warps each) along N, one per 64 rows of B, per k-group; the block's M is
@@ -410,7 +412,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << copy.bits << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.ws) {
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
-      << cell.cluster << ", " << kDtypeCpp.at(cell.d) << ">;\n";
+      << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
       << kDtypeCpp.at(cell.d) << ">;\n";
@@ -501,8 +503,9 @@ int main(int argc, char** argv) {
           continue;
         }
         mma = &lds_it->second;
-      } else if (cell.cluster != 1 && !kCopies.at(cell.copy).ws) {
-        emit.reject(cell.name(), "clusters (:c" + std::to_string(cell.cluster) + ") are the persistent block's (tmaws)");
+      } else if (cell.cluster_m * cell.cluster_n != 1 && !kCopies.at(cell.copy).ws) {
+        emit.reject(cell.name(), "clusters (:c" + std::to_string(cell.cluster_m) + "x" + std::to_string(cell.cluster_n) +
+                                     ") are the persistent block's (tmaws)");
         continue;
       } else if (cell.mfma) {
         emit.reject(cell.name(), "the MFMA choice :m" + std::to_string(cell.mfma) + " is for the LDS pipeline (lds128, lds64)");
