@@ -147,7 +147,7 @@ if ((status == 0)) && [[ $tune_pa == 1 ]]; then
 fi
 # NCU_GEMM="<fly_bench filter> ...": Nsight Compute on one call of each row's fly GEMM kernel (after
 # any tuning, so the tuned variant): speed of light, stall reasons, memory and compute (ncu_gemm.txt).
-if ((status == 0)); then
+if [[ -x build/cuda/bench/fly_bench ]]; then
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   for row in ${NCU_GEMM:-}; do
     echo "== ncu $row" >>"$out/ncu_gemm.txt"

@@ -11,12 +11,16 @@
 // m64nNk32 (A's rows as wgmma's M, B's rows as its N: N = BN up to 128, else BN / 128 sub-tiles of
 // 128), both operands read from the 128-byte swizzled K-major stages.
 //
-// fp32 accumulation: each sub-tile's k-tile (128 of K, four k-steps) runs into one partial
-// accumulator (its first wgmma overwrites it: scale-d = 0), is drained (wait 0) and added into the
-// sub-tile's fp32 total. Nothing but wgmma touches the partial while wgmmas are in flight, so
-// ptxas keeps them asynchronous (no C7515, unlike the overlapped promotion of gemm_wgmma_tile.hpp),
-// and the other consumer warpgroup's batch keeps the tensor cores busy through a drain (DeepGEMM's
-// scheme). Registers per consumer thread: BN / 2 floats of totals and 64 of partial.
+// fp32 accumulation: each sub-tile's k-tile (128 of K, four k-steps) runs into a partial
+// accumulator (its first wgmma overwrites it, scale-d = 0) that is then added into the sub-tile's
+// fp32 total. With one sub-tile (BN <= 128) there are two partials: k-tile kt's batch is issued,
+// then k-tile kt - 1's (wait_group 1) is added while kt runs, so a warpgroup always has tensor
+// work queued. With two (BN = 256) the totals leave room for one partial only: each batch is
+// drained (wait_group 0) and added, and the other consumer warpgroup's batch covers the drain
+// (DeepGEMM's scheme). Either way nothing but wgmma defines a partial and every read of one is an
+// asm statement (gmma::AddAccumulators), so ptxas keeps the wgmmas asynchronous (no C7515, unlike
+// the fenced promotion of gemm_wgmma_tile.hpp). Registers per consumer thread: BN / 2 floats of
+// totals and 64 or 2 x 32..64 of partials.
 //
 // Clusters of two: along M (ClusterM = 2) the blocks take M-tiles 2 i and 2 i + 1 of the same
 // N-tile and share its B tile: each loads half of B's rows and multicasts them to both, halving
@@ -39,6 +43,7 @@
 #include <cstdint>
 
 #include "fly/arch/copy_sm90_tma.hpp"
+#include "fly/arch/mma_sm90_accumulate.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_tile_scheduler.hpp"
 #include "gemm_wgmma_tile.hpp"
@@ -67,8 +72,10 @@ struct GemmWgmmaWsBlock {
   static constexpr int producer_regs = 40, consumer_regs = 232;
   static_assert(128 * producer_regs + consumers * 128 * consumer_regs <= threads * (65536 / threads / 8 * 8),
                 "GemmWgmmaWsBlock: the warpgroups' registers exceed the block's");
-  static_assert(subs * acc_size + acc_size + 32 <= consumer_regs,
-                "GemmWgmmaWsBlock: the totals, the partial and 32 more registers exceed a consumer's");
+  // one sub-tile: two partials, one batch always in flight (mainloop_overlapped); two: one partial, drained
+  static constexpr bool overlapped = subs == 1;
+  static_assert(subs * acc_size + (overlapped ? 2 : 1) * acc_size + 32 <= consumer_regs,
+                "GemmWgmmaWsBlock: the totals, the partials and 32 more registers exceed a consumer's");
   static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
   static constexpr int swizzle_align = 1024;
   static constexpr int barriers = cluster > 1 ? 3 * Stages : 2 * Stages;  // full, empty[, cluster_empty]
@@ -184,9 +191,10 @@ struct GemmWgmmaWsBlock {
                                  Work const& work, int thr) {
     const int group = thr / 128;
     const uint32_t ring = detail::smem_u32(smem);
-    float part[acc_size];
-FLY_UNROLL
-    for (int i = 0; i < acc_size; ++i) part[i] = 0.f;  // defined before its first (overwriting) wgmma
+    // Left undefined: every k-tile's first wgmma overwrites its partial (scale-d = 0). Zeroed here,
+    // the compiler shares one zero register among the partials and later reads it as 0.0 (for
+    // the totals), a non-wgmma read of an accumulator in flight (C7514, serialised wgmmas).
+    float part[overlapped ? 2 : 1][acc_size];
     uint32_t it = 0;  // as the producer's
     for (int64_t i = 0; i < work.count(); ++i) {
       int m0, n0;
@@ -196,20 +204,95 @@ FLY_UNROLL
       for (int s = 0; s < subs; ++s)
 FLY_UNROLL
         for (int i = 0; i < acc_size; ++i) total[s][i] = 0.f;
-      for (int kt = 0; kt < work.k_tiles; ++kt, ++it) {
-        const uint32_t s = it % Stages;
-        mbarrier::wait(&full[s], (it / Stages) & 1);
-        const uint32_t a = ring + s * stage_bytes, b = a + a_bytes;
-FLY_UNROLL
-        for (int sub = 0; sub < subs; ++sub) {
-          // wgmma's M side first: this warpgroup's 64 rows of A; its N side: 128 rows of B
-          Mma::template issue<BM, Mma::promote_steps, 1, 0>(a + group * 64 * 128, b + sub * sub_n * 128, 0, part);
-          Mma::template wait<0>(part);
-          if (sub == subs - 1 && thr % 128 == 0) mbarrier::arrive(&empty[s]);  // the stage is read
-          Mma::add(total[sub], part);
-        }
+      if constexpr (overlapped) {
+        mainloop_overlapped(total[0], part, ring, full, empty, work.k_tiles, it, group, thr);
+      } else {
+        mainloop_drained(total, part[0], ring, full, empty, work.k_tiles, it, group, thr);
       }
       store(total, p, m0 + group * 64, n0, thr % 128);
+    }
+  }
+
+  // One k-tile's four k-steps of one sub-tile into `part`, overwriting it (scale-d = 0). No compiler
+  // fences on `part` (they would count as definitions, C7515): every access to it is an asm
+  // statement (wgmma here, AddAccumulators), which the compiler keeps in order.
+  __device__ static void issue(uint32_t a, uint32_t b, int group, int sub, float (&part)[acc_size]) {
+    gmma::warpgroup_arrive();
+FLY_UNROLL
+    for (int j = 0; j < Mma::promote_steps; ++j) {
+      // wgmma's M side first: this warpgroup's 64 rows of A; its N side: sub_n rows of B
+      const uint64_t desc_a = gmma::make_smem_desc(a + group * 64 * 128 + j * 32, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128);
+      const uint64_t desc_b = gmma::make_smem_desc(b + sub * sub_n * 128 + j * 32, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128);
+      if (j == 0) {
+        Mma::Wgmma::template fma<0>(desc_a, desc_b, part);
+      } else {
+        Mma::Wgmma::fma(desc_a, desc_b, part);
+      }
+    }
+    gmma::warpgroup_commit_batch();
+  }
+
+  // BN = sub_n: two partials, one k-tile's batch in flight while the previous one (done:
+  // wait_group 1) is added into the total, so the warpgroup always has tensor work queued; a stage
+  // is released one k-tile later than its batch was issued. `it`: the ring position, advanced.
+  __device__ static void mainloop_overlapped(float (&total)[acc_size], float (&part)[2][acc_size], uint32_t ring,
+                                             uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int group,
+                                             int thr) {
+    // Straight-line pairs, no "is there a previous batch" tests: ptxas proves the accumulator a
+    // step adds finished on every path only when every step is issue + wait_group 1 + add.
+    if (k_tiles == 0) return;
+    auto stage = [&] {
+      const uint32_t s = it % Stages;
+      mbarrier::wait(&full[s], (it / Stages) & 1);
+      return ring + s * stage_bytes;
+    };
+    auto release_previous = [&] {  // the stage of the k-tile before `it`
+      if (thr % 128 == 0) mbarrier::arrive(&empty[(it + Stages - 1) % Stages]);
+    };
+    auto step = [&](float(&cur)[acc_size], float(&prev)[acc_size]) {
+      const uint32_t a = stage();
+      issue(a, a + a_bytes, group, 0, cur);
+      gmma::warpgroup_wait<1>();  // prev's batch is done, cur's runs on
+      release_previous();
+      gmma::AddAccumulators<acc_size>::add(total, prev);
+      ++it;
+    };
+    const uint32_t a0 = stage();
+    issue(a0, a0 + a_bytes, group, 0, part[0]);
+    ++it;
+    int kt = 1;
+    for (; kt + 1 < k_tiles; kt += 2) {
+      step(part[1], part[0]);
+      step(part[0], part[1]);
+    }
+    if (kt < k_tiles) {
+      step(part[1], part[0]);
+      gmma::warpgroup_wait<0>();
+      release_previous();
+      gmma::AddAccumulators<acc_size>::add(total, part[1]);
+    } else {
+      gmma::warpgroup_wait<0>();
+      release_previous();
+      gmma::AddAccumulators<acc_size>::add(total, part[0]);
+    }
+  }
+
+  // BN = 2 sub_n: each sub-tile's k-tile drained (wait_group 0) and added before the next is issued
+  // (two partials and the totals would not fit a consumer's registers).
+  __device__ static void mainloop_drained(float (&total)[subs][acc_size], float (&part)[acc_size], uint32_t ring,
+                                          uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int group,
+                                          int thr) {
+    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      const uint32_t s = it % Stages;
+      mbarrier::wait(&full[s], (it / Stages) & 1);
+      const uint32_t a = ring + s * stage_bytes;
+FLY_UNROLL
+      for (int sub = 0; sub < subs; ++sub) {
+        issue(a, a + a_bytes, group, sub, part);
+        gmma::warpgroup_wait<0>();
+        if (sub == subs - 1 && thr % 128 == 0) mbarrier::arrive(&empty[s]);  // the stage is read
+        gmma::AddAccumulators<acc_size>::add(total[sub], part);
+      }
     }
   }
 
