@@ -66,7 +66,7 @@ struct RingKernel {
   __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid, const CUtensorMap* kmap,
                              const CUtensorMap* vmap) {
     const int lane = tid & 31, warp = tid >> 5;
-    const BlockWork w = BlockWork::of(p, block, T::tokens);
+    const BlockWork w = block_work(p, block, T::tokens);
     const RowMap rows{w.rc * T::rows, p.group * p.q_len, p.group};
     const int groups = w.hi > w.lo ? (w.hi - w.lo + 15) / 16 : 0;
 

@@ -107,7 +107,7 @@ struct WarpKernel {
   __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid,
                              const CUtensorMap* kmap = nullptr, const CUtensorMap* vmap = nullptr) {
     const int lane = tid & 31, warp = tid >> 5;
-    const BlockWork w = BlockWork::of(p, block, T::tokens);
+    const BlockWork w = block_work(p, block, T::tokens);
     const RowMap rows{w.rc * T::rows, p.group * p.q_len, p.group};
     // this warp's groups: i = 0, 1, ... starting at token lo + 16 (warp + Warps i)
     const int32_t first = w.lo + 16 * warp;
