@@ -13,7 +13,7 @@
 #include <set>
 #include <vector>
 
-#include "fly/atom/mma_model.hpp"
+#include "common/mma_lane_model.hpp"
 #include "fly/atom/mma_traits_gfx942.hpp"
 #include "gemm_lds_kernel.hpp"
 
@@ -41,32 +41,9 @@ struct HostTeam {
   void sync() { ++barriers; }
   template <class States>
   void mma(States& states) const {
-    using Op = typename Block::Mma::Atom::op_type;
-    constexpr int lanes = Block::Mma::AtomThreads;
-    using FA = decltype(states[0].fa);
-    using FB = decltype(states[0].fb);
-    constexpr int MM = int(decltype(size<1>(std::declval<FA&>()))::value);
-    constexpr int NN = int(decltype(size<1>(std::declval<FB&>()))::value);
-    constexpr int KK = int(decltype(size<2>(std::declval<FA&>()))::value);
-    using AR = std::array<std::remove_extent_t<typename Op::ARegisters>, std::extent_v<typename Op::ARegisters>>;
-    using BR = std::array<std::remove_extent_t<typename Op::BRegisters>, std::extent_v<typename Op::BRegisters>>;
-    using CR = std::array<std::remove_extent_t<typename Op::CRegisters>, std::extent_v<typename Op::CRegisters>>;
-    for (int w = 0; w < Block::threads / lanes; ++w)
-      for (int k = 0; k < KK; ++k)
-        for (int m = 0; m < MM; ++m)
-          for (int n = 0; n < NN; ++n) {
-            std::array<AR, lanes> a{};
-            std::array<BR, lanes> b{};
-            std::array<CR, lanes> c{}, d{};
-            for (int l = 0; l < lanes; ++l) {
-              auto& st = states[size_t(w * lanes + l)];
-              detail::pack(a[size_t(l)], st.fa(_, m, k));
-              detail::pack(b[size_t(l)], st.fb(_, n, k));
-              detail::pack(c[size_t(l)], st.acc(_, m, n));
-            }
-            MMA_Model<Op>::execute(d, a, b, c);
-            for (int l = 0; l < lanes; ++l) detail::unpack(states[size_t(w * lanes + l)].acc(_, m, n), d[size_t(l)]);
-          }
+    fly_test::mma_on_lane_model<typename Block::Mma>(
+        Block::threads, [&](int t) -> auto& { return states[size_t(t)].fa; },
+        [&](int t) -> auto& { return states[size_t(t)].fb; }, [&](int t) -> auto& { return states[size_t(t)].acc; });
   }
 };
 

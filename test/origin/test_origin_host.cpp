@@ -9,43 +9,12 @@
 #include <vector>
 
 #include "common/exact_values.hpp"
-#include "fly/atom/mma_model.hpp"
+#include "common/mma_lane_model.hpp"
 #include "tile_configs.hpp"
 
 namespace {
 using namespace fly;
 using namespace fly_test;
-
-// One warp's step of the MMA on every lane's fragments, through the instruction's model.
-template <class Cfg, class FA, class FB, class FC>
-void model_gemm(std::vector<FA>& fa, std::vector<FB>& fb, std::vector<FC>& fc) {
-  using Mma = typename Cfg::Mma;
-  using Op = typename Mma::Atom::op_type;
-  constexpr int lanes = Mma::AtomThreads;
-  constexpr int MM = int(decltype(size<1>(fa[0]))::value);
-  constexpr int NN = int(decltype(size<1>(fb[0]))::value);
-  constexpr int KK = int(decltype(size<2>(fa[0]))::value);
-  using AR = std::array<std::remove_extent_t<typename Op::ARegisters>, std::extent_v<typename Op::ARegisters>>;
-  using BR = std::array<std::remove_extent_t<typename Op::BRegisters>, std::extent_v<typename Op::BRegisters>>;
-  using CR = std::array<std::remove_extent_t<typename Op::CRegisters>, std::extent_v<typename Op::CRegisters>>;
-  for (int w = 0; w < Cfg::threads / lanes; ++w) {
-    for (int k = 0; k < KK; ++k)
-      for (int m = 0; m < MM; ++m)
-        for (int n = 0; n < NN; ++n) {
-          std::array<AR, lanes> a{};
-          std::array<BR, lanes> b{};
-          std::array<CR, lanes> c{}, d{};
-          for (int l = 0; l < lanes; ++l) {
-            int t = w * lanes + l;
-            detail::pack(a[size_t(l)], fa[size_t(t)](_, m, k));
-            detail::pack(b[size_t(l)], fb[size_t(t)](_, n, k));
-            detail::pack(c[size_t(l)], fc[size_t(t)](_, m, n));
-          }
-          MMA_Model<Op>::execute(d, a, b, c);
-          for (int l = 0; l < lanes; ++l) detail::unpack(fc[size_t(w * lanes + l)](_, m, n), d[size_t(l)]);
-        }
-  }
-}
 
 template <class Cfg, bool Buffer>
 void check_tile(unsigned seed) {
@@ -80,7 +49,9 @@ void check_tile(unsigned seed) {
     fb.push_back(Cfg::load_b(t, b_it));
     fc.push_back(Cfg::make_c(t, C.data()));
   }
-  model_gemm<Cfg>(fa, fb, fc);
+  fly_test::mma_on_lane_model<typename Cfg::Mma>(
+      Cfg::threads, [&](int t) -> auto& { return fa[size_t(t)]; }, [&](int t) -> auto& { return fb[size_t(t)]; },
+      [&](int t) -> auto& { return fc[size_t(t)]; });
   for (int t = 0; t < Cfg::threads; ++t) Cfg::store_c(t, fc[size_t(t)], C.data());
 
   for (int m = 0; m < Cfg::M; ++m)

@@ -1,9 +1,9 @@
 // What every paged-decode block does around its main loop, whatever feeds its warps: the grid
-// mapping of a block, Q staged in shared memory in the MMA type, each row's visible tokens, and
-// the epilogue that merges the warps' partial softmaxes into out + lse (one split) or the split's
-// partials (several). Every kernel uses it: pa_decode_kernel.cuh (the block's warps share each
-// stage), pa_decode_warp_kernel.cuh (each warp runs its own pipeline) and pa_decode_ring_kernel.cuh
-// (a producer warp feeds the computing warps from one ring).
+// mapping of a block (pa_decode_work.hpp), Q staged in shared memory in the MMA type, each row's
+// visible tokens, and the epilogue that merges the warps' partial softmaxes into out + lse (one
+// split) or the split's partials (several). Every kernel uses it: pa_decode_kernel.cuh (the block's
+// warps share each stage), pa_decode_warp_kernel.cuh (each warp runs its own pipeline) and
+// pa_decode_ring_kernel.cuh (a producer warp feeds the computing warps from one ring).
 //
 // `Block` is the block's shape: head_dim, kind, v_dim_major, rows, warps, threads, q_pitch, o_pitch.
 #pragma once
@@ -17,6 +17,7 @@
 #include "fly/arch/copy_sm90.hpp"
 #include "pa_decode_fragments.cuh"
 #include "pa_decode_params.hpp"
+#include "pa_decode_work.hpp"
 
 namespace fly::kernels::pa {
 
@@ -41,30 +42,13 @@ struct RowMap {
   __device__ __forceinline__ int32_t head(int r, int32_t kv_head) const { return kv_head * group + (first + r) % group; }
 };
 
-// One block's work: (sequence, kv head, row chunk, split) and the context tokens [lo, hi) that any
-// of its rows may see, lo aligned to `step` tokens.
-struct BlockWork {
-  int seq, kv_head, rc, split;
-  int32_t len, lo, hi;
-
-  // Row chunk fastest, so the chunks of one kv head run side by side (L2).
-  __device__ static BlockWork of(const PaDecodeParams& p, int block, int step) {
-    BlockWork w;
-    w.rc = block % p.row_chunks;
-    int rest = block / p.row_chunks;
-    w.split = rest % p.splits;
-    rest /= p.splits;
-    w.kv_head = rest % p.num_kv_heads;
-    w.seq = rest / p.num_kv_heads;
-    w.len = min(max(__ldg(p.seq_lens + w.seq), 0), p.max_len);
-    const int32_t split_begin = w.split * p.split_tokens;
-    // causal end len - 1; the window's start for the first new token
-    w.lo = split_begin;
-    if (p.window > 0) w.lo = max(w.lo, (w.len - p.q_len + 1 - p.window) / step * step);
-    w.hi = min(w.len, split_begin + p.split_tokens);
-    return w;
-  }
-};
+// Block `block`'s work (pa_decode_work.hpp), its sequence's length read through the read-only cache;
+// lo aligned to `step` tokens.
+__device__ __forceinline__ BlockWork block_work(const PaDecodeParams& p, int block, int step) {
+  BlockWork w = BlockWork::at(p, block);
+  w.bound(p, __ldg(p.seq_lens + w.seq), step);
+  return w;
+}
 
 // Q's 16 rows x head_dim in shared memory (pitch q_pitch), converted to the MMA type; rows past the
 // group x q_len are zero. Called by every computing thread (Block::threads); the caller synchronises.
@@ -99,8 +83,9 @@ __device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p
   for (int rh = 0; rh < 2; ++rh) {
     const int r = (lane >> 2) + 8 * rh;
     if (rows.valid(r)) {
-      ws.hi[rh] = len - p.q_len + rows.token(r);
-      ws.lo[rh] = p.window > 0 ? ws.hi[rh] - p.window + 1 : 0;
+      const RowTokens seen = row_tokens(p, len, rows.token(r));
+      ws.lo[rh] = seen.lo;
+      ws.hi[rh] = seen.hi;
     } else {
       ws.hi[rh] = -1;
       ws.lo[rh] = 0;

@@ -26,6 +26,7 @@
 #include "pa_decode_gfx942_tile.hpp"
 #include "pa_decode_gfx942_wave.hpp"
 #include "pa_decode_params.hpp"
+#include "pa_decode_work.hpp"
 
 namespace fly::kernels::pa::gfx942 {
 
@@ -42,32 +43,15 @@ FLY_HOST_DEVICE inline float fast_exp2(float x) {
 #endif
 }
 
-// One block's work, as in the sm_90a kernels: row chunk fastest, then split, kv head, sequence.
-struct Work {
-  int seq, kv_head, rc, split;
-  int32_t len, lo, hi;  // the sequence's visible length; the tokens [lo, hi) this block visits
-  int32_t first_row, row_count;
+// One block's work (pa_decode_work.hpp, as in the sm_90a kernels), with the query rows of its chunk.
+struct Work : BlockWork {
+  int32_t first_row, row_count;  // the chunk's first query row; the kv head's query rows (group x q_len)
 
   template <int Step>
   FLY_HOST_DEVICE static Work of(const PaDecodeParams& p, int block) {
-    Work w;
-    w.rc = block % p.row_chunks;
-    int rest = block / p.row_chunks;
-    w.split = rest % p.splits;
-    rest /= p.splits;
-    w.kv_head = rest % p.num_kv_heads;
-    w.seq = rest / p.num_kv_heads;
-    const int32_t stored = p.seq_lens[w.seq];
-    w.len = stored < 0 ? 0 : stored > p.max_len ? p.max_len : stored;
-    const int32_t begin = w.split * p.split_tokens;
-    w.lo = begin;
-    if (p.window > 0) {
-      const int32_t first_seen = w.len - p.q_len + 1 - p.window;  // the window's start for the first new token
-      if (first_seen > begin) w.lo = first_seen / Step * Step;
-    }
-    w.hi = w.len < begin + p.split_tokens ? w.len : begin + p.split_tokens;
-    w.first_row = w.rc * 16;
-    w.row_count = p.group * p.q_len;
+    const BlockWork coords = BlockWork::at(p, block);
+    Work w{coords, coords.rc * 16, p.group * p.q_len};
+    w.bound(p, p.seq_lens[w.seq], Step);
     return w;
   }
 };
@@ -438,8 +422,9 @@ struct Kernel {
     const int j = lane % 16;
     int32_t row_lo = 0, row_hi = -1;
     if (w.first_row + j < w.row_count) {
-      row_hi = w.len - p.q_len + (w.first_row + j) / p.group;
-      if (p.window > 0) row_lo = row_hi - p.window + 1;
+      const RowTokens seen = row_tokens(p, w.len, (w.first_row + j) / p.group);
+      row_lo = seen.lo;
+      row_hi = seen.hi;
     }
     const int32_t entries = (p.max_len + (1 << p.block_size_log2) - 1) >> p.block_size_log2;
     const buffer_ptr<int32_t> table = make_buffer_ptr(p.block_tables + int64_t(w.seq) * p.block_table_stride, uint32_t(entries));

@@ -19,7 +19,7 @@ template <class T>
 struct Kernel {
   __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid) {
     const int lane = tid & 31, warp = tid >> 5;
-    const BlockWork w = BlockWork::of(p, block, T::tokens);
+    const BlockWork w = block_work(p, block, T::tokens);
     const int seq = w.seq, kv_head = w.kv_head;
     const int32_t len = w.len, lo = w.lo, hi = w.hi;
     const RowMap rows{w.rc * T::rows, p.group * p.q_len, p.group};

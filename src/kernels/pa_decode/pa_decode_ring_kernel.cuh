@@ -27,50 +27,32 @@
 namespace fly::kernels::pa {
 
 template <int HeadDim, KvKind Kind, int Consumers, int Stages>
-struct RingTile {
-  using Shape = Tile<HeadDim, Kind, false, 16, 1, 2>;
-  static constexpr int head_dim = HeadDim;
-  static constexpr KvKind kind = Kind;
-  static constexpr bool v_dim_major = false;
+struct RingTile : GroupShape<HeadDim, Kind, false> {
+  using Group = GroupShape<HeadDim, Kind, false>;
+  // What the epilogue and Q's staging see: the consumer warps alone.
+  struct Compute : GroupBlock<HeadDim, Kind, false, Consumers> {};
   static constexpr bool tma = true;
-  static constexpr int rows = Shape::rows;
   static constexpr int consumers = Consumers;
   static constexpr int threads = 32 * (Consumers + 1);  // the launch: consumers, then the producer warp
   static constexpr int stages = Stages;
   static constexpr int tokens = 16 * Consumers;  // one group per consumer: the split plan's unit
-  static constexpr int q_pitch = Shape::q_pitch;
-  static constexpr int q_bytes = Shape::q_bytes;
-  static constexpr int o_pitch = Shape::o_pitch;
-  static constexpr int stage_bytes = Shape::stage_bytes;
-  static constexpr int epilogue_bytes = Consumers * rows * (o_pitch + 2) * 4;
-  static constexpr int ring_bytes = Stages * stage_bytes > epilogue_bytes ? Stages * stage_bytes : epilogue_bytes;
+  static constexpr int ring_bytes = Stages * Group::stage_bytes > Compute::epilogue_bytes ? Stages * Group::stage_bytes
+                                                                                         : Compute::epilogue_bytes;
   // shared memory: Q, the ring (aligned up to the swizzle's 1024 bytes at run time), full[], empty[]
   static constexpr int ring_align = 1024;
-  static constexpr int smem_bytes = q_bytes + (ring_align - 16) + ring_bytes + 2 * Stages * 8;
+  static constexpr int smem_bytes = Group::q_bytes + (ring_align - 16) + ring_bytes + 2 * Stages * 8;
   // As many blocks per SM as shared memory holds, within 16 warps per SM: each of the SM's four
   // schedulers has 16K registers, so four warps of 128 registers a thread (a consumer needs them:
   // O alone holds 64 for d128) is its most. Q's fragments are read from shared memory per group.
-  static constexpr int smem_blocks_per_sm = 233472 / (smem_bytes + 1024);
+  static constexpr int smem_blocks_per_sm = Group::smem_blocks_per_sm_of(smem_bytes);
   static constexpr int reg_blocks_per_sm = 16 / (Consumers + 1);
   static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
   static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks;
   static constexpr bool q_in_registers = false;
   using Step = WarpStep<HeadDim, Kind, false, q_in_registers, true>;
 
-  // What the epilogue and Q's staging see: the consumer warps alone.
-  struct Compute {
-    static constexpr int head_dim = HeadDim;
-    static constexpr KvKind kind = Kind;
-    static constexpr bool v_dim_major = false;
-    static constexpr int rows = Shape::rows;
-    static constexpr int warps = Consumers;
-    static constexpr int threads = 32 * Consumers;
-    static constexpr int q_pitch = Shape::q_pitch;
-    static constexpr int o_pitch = Shape::o_pitch;
-  };
-
   static_assert(Stages >= 2 * Consumers, "every consumer has a group in flight while it computes one");
-  static_assert(Shape::row_chunks % 8 == 0, "a TMA-fed tile's rows are whole 128-byte swizzle spans");
+  static_assert(Group::Shape::row_chunks % 8 == 0, "a TMA-fed tile's rows are whole 128-byte swizzle spans");
   static_assert(smem_bytes <= 232448, "the block exceeds sm_90a's 227 KB of shared memory");
   static_assert(Consumers + 1 <= 16, "a block of at most 16 warps of 128 registers");
 };
@@ -84,7 +66,7 @@ struct RingKernel {
   __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid, const CUtensorMap* kmap,
                              const CUtensorMap* vmap) {
     const int lane = tid & 31, warp = tid >> 5;
-    const BlockWork w = BlockWork::of(p, block, T::tokens);
+    const BlockWork w = block_work(p, block, T::tokens);
     const RowMap rows{w.rc * T::rows, p.group * p.q_len, p.group};
     const int groups = w.hi > w.lo ? (w.hi - w.lo + 15) / 16 : 0;
 

@@ -38,35 +38,52 @@ struct WarpStep : Tile<HeadDim, Kind, VDimMajor, 16, 1, 2> {
   }
 };
 
-// A block of Warps warps, each with a ring of Stages stages of one 16-token group (K and V tiles),
-// filled by cp.async or (Tma) by TMA boxes (pa_decode_warp_feed.cuh).
-template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages, bool Tma = false>
-struct WarpTile {
+// What every block of 16-token groups shares, however its stages are fed (WarpTile: a ring per
+// warp; RingTile: one ring and a producer warp): one group's stage, Q's staging and the epilogue's
+// pitch.
+template <int HeadDim, KvKind Kind, bool VDimMajor>
+struct GroupShape {
   using Shape = Tile<HeadDim, Kind, VDimMajor, 16, 1, 2>;
   static constexpr int head_dim = HeadDim;
   static constexpr KvKind kind = Kind;
   static constexpr bool v_dim_major = VDimMajor;
-  static constexpr bool tma = Tma;
   static constexpr int rows = Shape::rows;
-  static constexpr int warps = Warps;
-  static constexpr int threads = 32 * Warps;
-  static constexpr int stages = Stages;
-  static constexpr int tokens = 16 * Warps;  // a block step: one group per warp (the split plan's unit)
   static constexpr int q_pitch = Shape::q_pitch;
   static constexpr int q_bytes = Shape::q_bytes;
   static constexpr int o_pitch = Shape::o_pitch;
   static constexpr int stage_bytes = Shape::stage_bytes;
-  static constexpr int warp_ring_bytes = Stages * stage_bytes;
-  static constexpr int epilogue_bytes = Warps * rows * (o_pitch + 2) * 4;
-  static constexpr int ring_bytes = Warps * warp_ring_bytes > epilogue_bytes ? Warps * warp_ring_bytes : epilogue_bytes;
+  // as many blocks per SM as `smem_bytes` each allow (228 KB an SM, 1 KB of it reserved per block)
+  static constexpr int smem_blocks_per_sm_of(int smem_bytes) { return 233472 / (smem_bytes + 1024); }
+};
+
+// ... with `Warps` computing warps: the block as Q's staging and the epilogue see it (pa_decode_block.cuh).
+template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps>
+struct GroupBlock : GroupShape<HeadDim, Kind, VDimMajor> {
+  using Group = GroupShape<HeadDim, Kind, VDimMajor>;
+  static constexpr int warps = Warps;
+  static constexpr int threads = 32 * Warps;
+  static constexpr int epilogue_bytes = Warps * Group::rows * (Group::o_pitch + 2) * 4;
+};
+
+// A block of Warps warps, each with a ring of Stages stages of one 16-token group (K and V tiles),
+// filled by cp.async or (Tma) by TMA boxes (pa_decode_warp_feed.cuh).
+template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages, bool Tma = false>
+struct WarpTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
+  using Block = GroupBlock<HeadDim, Kind, VDimMajor, Warps>;
+  static constexpr bool tma = Tma;
+  static constexpr int stages = Stages;
+  static constexpr int tokens = 16 * Warps;  // a block step: one group per warp (the split plan's unit)
+  static constexpr int warp_ring_bytes = Stages * Block::stage_bytes;
+  static constexpr int ring_bytes =
+      Warps * warp_ring_bytes > Block::epilogue_bytes ? Warps * warp_ring_bytes : Block::epilogue_bytes;
   // shared memory: Q, the ring (TMA: aligned up to the swizzle's 1024 bytes at run time, as the
   // runtime promises less for dynamic shared memory), then TMA's barriers, one per warp and stage
   static constexpr int ring_align = Tma ? 1024 : 16;
   static constexpr int barrier_bytes = Tma ? Warps * Stages * 8 : 0;
-  static constexpr int smem_bytes = q_bytes + (ring_align - 16) + ring_bytes + barrier_bytes;
+  static constexpr int smem_bytes = Block::q_bytes + (ring_align - 16) + ring_bytes + barrier_bytes;
   // as many blocks per SM as shared memory holds (at most 4), registers permitting (Tile's rule)
-  static constexpr int smem_blocks_per_sm = 233472 / (smem_bytes + 1024);
-  static constexpr int reg_blocks_per_sm = 65536 / (threads * (HeadDim <= 64 ? 128 : 168));
+  static constexpr int smem_blocks_per_sm = Block::smem_blocks_per_sm_of(smem_bytes);
+  static constexpr int reg_blocks_per_sm = 65536 / (Block::threads * (HeadDim <= 64 ? 128 : 168));
   static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
   static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks > 4 ? 4 : fit_blocks;
   // Q in registers (32 for d128) where shared memory already limits the SM to two blocks, so the
@@ -90,7 +107,7 @@ struct WarpKernel {
   __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid,
                              const CUtensorMap* kmap = nullptr, const CUtensorMap* vmap = nullptr) {
     const int lane = tid & 31, warp = tid >> 5;
-    const BlockWork w = BlockWork::of(p, block, T::tokens);
+    const BlockWork w = block_work(p, block, T::tokens);
     const RowMap rows{w.rc * T::rows, p.group * p.q_len, p.group};
     // this warp's groups: i = 0, 1, ... starting at token lo + 16 (warp + Warps i)
     const int32_t first = w.lo + 16 * warp;
