@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fly/fly.h"
+#include "tuning_provenance.hpp"
 #include "gemm_check.cuh"
 #include "gemm_cuda_problem.cuh"
 #include "gemm/gemm_registry.hpp"
@@ -107,22 +108,8 @@ std::string us_text(double seconds) {
   return buf;
 }
 
-std::string utc_now() {
-  std::time_t const now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-  return buf;
-}
-
 std::string header(const cudaDeviceProp& prop, const std::string& command, size_t variants) {
-  return "# libfly GEMM tuning table for sm90a: the fastest measured variant per problem shape.\n"
-         "# Written by fly_bench --tune on " + std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
-         std::to_string(prop.minor) + "), " + utc_now() + ", libfly " FLY_VERSION_STRING ", " +
-         std::to_string(variants) + " sm90a variants.\n"
-         "#   " + command + "\n"
-         "# Do not edit: regenerate on the H200 with `TUNE=1 bash tools/h200_check.sh` (docs/gemm.md).\n"
+  return tuning_provenance("GEMM", "--tune", "TUNE=1", "docs/gemm.md", prop, command, variants) +
          "#\n"
          "# One entry a line, fields separated by blanks, '#' starts a comment:\n"
          "#   ab  d  m  n  k  variant\n"

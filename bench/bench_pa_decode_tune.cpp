@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fly/fly.h"
+#include "tuning_provenance.hpp"
 #include "handle.hpp"
 #include "pa_decode/pa_decode_registry.hpp"
 #include "pa_decode_measure.hpp"
@@ -67,22 +68,8 @@ std::string time_text(const PaShape& s, double seconds) {
   return buf;
 }
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-  return buf;
-}
-
 std::string header(const cudaDeviceProp& prop, const std::string& command, size_t variants) {
-  return "# libfly paged-decode tuning table for sm90a: the fastest measured variant per problem shape.\n"
-         "# Written by fly_bench --tune-pa on " + std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
-         std::to_string(prop.minor) + "), " + utc_now() + ", libfly " FLY_VERSION_STRING ", " +
-         std::to_string(variants) + " sm90a variants.\n"
-         "#   " + command + "\n"
-         "# Do not edit: regenerate on the H200 with `TUNE_PA=1 bash tools/h200_check.sh` (docs/pa-decode.md).\n"
+  return tuning_provenance("paged-decode", "--tune-pa", "TUNE_PA=1", "docs/pa-decode.md", prop, command, variants) +
          "#\n"
          "# One entry a line, fields separated by blanks, '#' starts a comment:\n"
          "#   kv  q  d  block  layout  seqs  rows  hkv  ctx  variant\n"
