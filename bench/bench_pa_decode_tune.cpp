@@ -147,6 +147,7 @@ int run_pa_decode_tuning(const std::string& path, const std::string& command) {
   std::printf("%-34s %-44s %24s  %s\n", "kv layout seqs x ctx, heads, q_len", "fastest", "time", "ranking's pick");
 
   int entries = 0, status = 0;
+  const bool tune_all = std::getenv("FLY_TUNE_ALL") != nullptr;
   for (fly_kv_layout_t layout : {FLY_KV_LAYOUT_NHD, FLY_KV_LAYOUT_HND, FLY_KV_LAYOUT_VLLM}) {
     for (fly_dtype_t kv : {FLY_DTYPE_BF16, FLY_DTYPE_E4M3FN}) {
       out << "\n# " << fly_dtype_string(kv) << " cache, bf16 queries, head_dim " << kPaHeadDim << ", blocks of " << kPaBlock
@@ -213,6 +214,9 @@ int run_pa_decode_tuning(const std::string& path, const std::string& command) {
           verdict += it != times.end() ? buf : ", not measured";
         }
         std::printf("%-34s %-44s %24s  %s\n", row, win.variant->name, time_text(s, win.seconds).c_str(), verdict.c_str());
+        if (tune_all)  // every measured variant, fastest first (FLY_TUNE_ALL=1, as the GEMM tuner)
+          for (const Measured& m : times)
+            std::printf("    %-48s %24s %s\n", m.variant->name, time_text(s, m.seconds).c_str(), m.splits.c_str());
         std::fflush(stdout);
       }
       if (status != 0) break;

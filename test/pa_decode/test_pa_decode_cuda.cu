@@ -197,6 +197,29 @@ TEST(PaDecodeCuda, EveryVariantMatchesTheReference) {
   }
 }
 
+// A persistent variant's warps take unit after unit: planned for one SM and for three (a grid of a
+// few blocks), every warp walks many units of different lengths (empty ones included), its ring
+// running on across them, and with split plans of its own.
+TEST(PaDecodeCuda, PersistentVariantsTakeUnitAfterUnit) {
+  FLY_SKIP_WITHOUT_GPU();
+  int persistent = 0;
+  uint64_t seed = 900;
+  for (const auto& v : fly::dispatch::pa_decode_variants()) {
+    if (!v.persistent) continue;
+    ++persistent;
+    for (int sms : {1, 3}) {
+      const auto cases = cases_for(v, seed++);
+      for (size_t n = 0; n < cases.size(); ++n) {
+        if (fly_test::sanitizer_sweep() && n != 0 && n != 5) continue;
+        PaDecodeCase k = fly_test::make_pa_decode_case(cases[n]);
+        const std::string why = run_and_check(v, k, sms);
+        EXPECT_NE(why.find("persistent blocks"), std::string::npos) << why;
+      }
+    }
+  }
+  if (persistent == 0) GTEST_SKIP() << "SKIPPED: no persistent paged-decode variant is compiled in (FLY_PA_DECODE_FILTER)";
+}
+
 // The C API's own choice, on the library's handle, for every layout and kv type.
 TEST(PaDecodeCuda, DispatchedCallsMatchTheReference) {
   FLY_SKIP_WITHOUT_GPU();

@@ -52,7 +52,7 @@ int run_case(const PaDecodeConfig& config) {
   EXPECT_EQ(fly::dispatch::validate_pa_decode_args("test", &a, Target::gfx942, &p), FLY_STATUS_SUCCESS) << fly_last_error();
   const fly_dtype_t kv_class = Tile::fp8 ? FLY_DTYPE_E4M3FN : Tile::kind == Kv::bf16 ? FLY_DTYPE_BF16 : FLY_DTYPE_F16;
   const PaDecodeVariant v = {"host_model", Target::gfx942, kv_class, Tile::head_dim, Tile::v_dim_major, Tile::rows,
-                             Tile::tokens, Tile::waves, 1, false, false, false, no_launch, nullptr, Tile::load_bytes * 8};
+                             Tile::tokens, Tile::waves, 1, false, false, false, no_launch, nullptr, Tile::load_bytes * 8, false};
   PaDecodePlan plan;
   std::string why;
   const PaDecodeVariant* chosen =

@@ -3,6 +3,7 @@
 // (sequence, kv head) pair is all there is, and leave large batches unsplit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -22,7 +23,7 @@ fly_status_t no_launch(const PaDecodeProblem&, const PaDecodePlan&, void*) { ret
 int three_per_sm() { return 3; }
 
 PaDecodeVariant variant(int tokens_per_step) {
-  return {"plan_test", Target::sm90a, FLY_DTYPE_BF16, 128, false, 16, tokens_per_step, 4, 2, false, false, false, no_launch, three_per_sm, 0};
+  return {"plan_test", Target::sm90a, FLY_DTYPE_BF16, 128, false, 16, tokens_per_step, 4, 2, false, false, false, no_launch, three_per_sm, 0, false};
 }
 
 PaDecodeProblem problem(int64_t seqs, int64_t max_seq_len, int64_t hq = 32, int64_t hkv = 8, int64_t q_len = 1) {
@@ -148,4 +149,44 @@ TEST(PaDecodePlan, TheSharedRingIsChosenOnlyWhenNamedOrAlone) {
   chosen = fly::dispatch::select_pa_decode_variant(both, tuning, problem(64, 8192), Target::sm90a, 132, &plan, &why);
   ASSERT_NE(chosen, nullptr) << why;
   EXPECT_STREQ(chosen->name, "plan_test_per_warp");
+}
+
+TEST(PaDecodePlan, PersistentVariantsLaunchAtMostOneWaveOfBlocks) {
+  // a persistent variant's warps are the plan's blocks (132 SMs x 3 blocks x 4 warps = 1584 slots):
+  // the grid never exceeds one wave of blocks, covers every unit with its warps, and its splits
+  // are planned over the warps (one 16-token group per step)
+  PaDecodeVariant v = variant(16);
+  v.per_warp = v.persistent = true;
+  for (int64_t seqs : {1, 8, 64, 256})
+    for (int64_t len : {1, 1024, 4096, 32768}) {
+      const PaDecodeProblem p = problem(seqs, len);
+      std::string why;
+      const PaDecodePlan plan = plan_for(v, p, 132, &why);
+      SCOPED_TRACE(why);
+      const int64_t units = seqs * 8 * plan.row_chunks * plan.splits;
+      EXPECT_GE(plan.grid_blocks, 1);
+      EXPECT_LE(plan.grid_blocks, 132 * 3);
+      EXPECT_GE(plan.grid_blocks * v.warps, std::min<int64_t>(units, 132 * 3 * v.warps));
+      EXPECT_LE((plan.grid_blocks - 1) * v.warps, units);  // no block without a unit
+      EXPECT_EQ(plan.split_tokens % 16, 0);
+      EXPECT_GE(plan.split_tokens * plan.splits, len);
+      EXPECT_NE(why.find("persistent blocks of 4 warps"), std::string::npos);
+    }
+  // a non-persistent variant launches a block per unit
+  EXPECT_EQ(plan_for(variant(64), problem(8, 8192), 132).grid_blocks, 0);
+}
+
+TEST(PaDecodePlan, PersistentVariantsRankAbovePerWarpBlocks) {
+  PaDecodeVariant per_warp = variant(64);
+  per_warp.name = "plan_test_per_warp";
+  per_warp.per_warp = true;
+  PaDecodeVariant persistent = variant(16);
+  persistent.name = "plan_test_persistent";
+  persistent.per_warp = persistent.persistent = true;
+  const PaDecodeVariant both[] = {per_warp, persistent};
+  PaDecodePlan plan;
+  std::string why;
+  const PaDecodeVariant* chosen = fly::dispatch::select_pa_decode_variant(both, problem(64, 4096), Target::sm90a, 132, &plan, &why);
+  ASSERT_NE(chosen, nullptr) << why;
+  EXPECT_STREQ(chosen->name, "plan_test_persistent");
 }

@@ -105,7 +105,7 @@ int two_per_sm() { return 2; }
 TEST(PaDecodeTma, DispatcherPrefersTmaWhereTheCacheIsATensorElseItsCpAsyncTwin) {
   using fly::dispatch::PaDecodeVariant;
   const PaDecodeVariant cp = {"tma_test_cp_async", fly::dispatch::Target::sm90a, FLY_DTYPE_BF16, 128, false, 16, 64, 4, 3,
-                              true, false, false, no_launch, two_per_sm, 0};
+                              true, false, false, no_launch, two_per_sm, 0, false};
   PaDecodeVariant tma = cp;
   tma.name = "tma_test_tma";
   tma.tma = true;

@@ -36,14 +36,14 @@ int three_per_sm() { return 3; }
 // per_warp, tma, ring, launch, blocks_per_sm, load_bits. For an fp8 d128 NHD call the ranking picks
 // fp8_tma (per-warp, TMA-fed): a tuned choice is visible as another name.
 const PaDecodeVariant k_variants[] = {
-    {"fp8_ring", Target::sm90a, fp8, 128, false, 16, 16, 6, 24, true, true, true, ok_launch, one_per_sm, 0},
-    {"fp8_tma", Target::sm90a, fp8, 128, false, 16, 16, 4, 4, true, true, false, ok_launch, three_per_sm, 0},
-    {"fp8_cpasync", Target::sm90a, fp8, 128, false, 16, 16, 4, 4, true, false, false, ok_launch, three_per_sm, 0},
-    {"bf16_cpasync", Target::sm90a, bf16, 128, false, 16, 16, 4, 3, true, false, false, ok_launch, three_per_sm, 0},
-    {"fp8_d64", Target::sm90a, fp8, 64, false, 16, 64, 4, 4, false, false, false, ok_launch, three_per_sm, 0},
-    {"fp8_vllm", Target::sm90a, fp8, 128, true, 16, 16, 4, 4, true, false, false, ok_launch, three_per_sm, 0},
-    {"fp8_nolaunch", Target::sm90a, fp8, 128, false, 16, 16, 4, 8, true, false, false, nullptr, three_per_sm, 0},
-    {"gfx_fp8", Target::gfx942, fp8, 128, false, 16, 64, 4, 1, false, false, false, ok_launch, three_per_sm, 128},
+    {"fp8_ring", Target::sm90a, fp8, 128, false, 16, 16, 6, 24, true, true, true, ok_launch, one_per_sm, 0, false},
+    {"fp8_tma", Target::sm90a, fp8, 128, false, 16, 16, 4, 4, true, true, false, ok_launch, three_per_sm, 0, false},
+    {"fp8_cpasync", Target::sm90a, fp8, 128, false, 16, 16, 4, 4, true, false, false, ok_launch, three_per_sm, 0, false},
+    {"bf16_cpasync", Target::sm90a, bf16, 128, false, 16, 16, 4, 3, true, false, false, ok_launch, three_per_sm, 0, false},
+    {"fp8_d64", Target::sm90a, fp8, 64, false, 16, 64, 4, 4, false, false, false, ok_launch, three_per_sm, 0, false},
+    {"fp8_vllm", Target::sm90a, fp8, 128, true, 16, 16, 4, 4, true, false, false, ok_launch, three_per_sm, 0, false},
+    {"fp8_nolaunch", Target::sm90a, fp8, 128, false, 16, 16, 4, 8, true, false, false, nullptr, three_per_sm, 0, false},
+    {"gfx_fp8", Target::gfx942, fp8, 128, false, 16, 64, 4, 1, false, false, false, ok_launch, three_per_sm, 128, false},
 };
 // 7 sm90a variants; for an fp8 d128 NHD call fp8_ring, fp8_tma and fp8_cpasync are eligible.
 
@@ -308,9 +308,9 @@ TEST(PaDecodeTuned, LongestReasonFitsTheExplainBuffer) {
   // Realistic names; the longest reason: a tuned variant refused for its TMA feed, then the plan.
   const PaDecodeVariant long_names[] = {
       {"pa_decode_sm90a_d128_fp8_vtok_t16w6s24ring", Target::sm90a, fp8, 128, false, 16, 16, 6, 24, true, true, true,
-       ok_launch, one_per_sm, 0},
+       ok_launch, one_per_sm, 0, false},
       {"pa_decode_sm90a_d128_fp8_vtok_t16w4s4pw", Target::sm90a, fp8, 128, false, 16, 16, 4, 4, true, false, false,
-       ok_launch, three_per_sm, 0},
+       ok_launch, three_per_sm, 0, false},
   };
   const PaDecodeTuning tuning[] = {entry(64, 4096, 4, "pa_decode_sm90a_d128_fp8_vtok_t16w6s24ring")};
   fly_handle_t h = fly::dispatch::make_handle(fake_h200(), {});

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -59,11 +60,13 @@ fly_status_t launch_pa_decode(void (*kernel)(Arg), void (*reduce)(kernels::PaDec
   // the kernels look up tokens up to (stages + 1) steps past a block's end in 32-bit arithmetic
   if (p.num_blocks > INT32_MAX || p.max_seq_len > INT32_MAX - (Tile::stages + 2) * int64_t(Tile::tokens))
     return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": the sm_90a kernels take num_blocks and max_seq_len below 2^31");
-  const int64_t blocks = p.num_seqs * p.num_kv_heads * plan.row_chunks * plan.splits;
+  const int64_t units = p.num_seqs * p.num_kv_heads * plan.row_chunks * plan.splits;
   const int64_t rows = p.num_seqs * p.q_len * p.num_q_heads;
-  if (blocks > INT32_MAX || rows > INT32_MAX)
-    return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": " + std::to_string(blocks) +
-                                                      " blocks exceed the grid's 2^31 - 1");
+  if (units > INT32_MAX || rows > INT32_MAX)
+    return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": " + std::to_string(units) +
+                                                      " units of work exceed the grid's 2^31 - 1");
+  // a persistent grid's warps take the units in turn; otherwise a block per unit
+  const int64_t blocks = plan.grid_blocks > 0 ? std::min(plan.grid_blocks, units) : units;
   if (plan.splits > 1 && plan.workspace == nullptr)
     return detail::fail(FLY_STATUS_INTERNAL_ERROR, std::string(fn) + ": a split plan without workspace");
   if (cudaError_t e = allow_dynamic_smem(kernel, Tile::smem_bytes, smem_done); e != cudaSuccess)

@@ -16,13 +16,16 @@
 
 namespace fly::dispatch {
 
-// How one launch covers a problem: each (sequence, kv head, row chunk, split) is one block of the
-// kernel; splits > 1 writes partial results to the workspace and a reduce kernel combines them.
+// How one launch covers a problem: each (sequence, kv head, row chunk, split) is one unit of work,
+// a block of the kernel (or, persistent variants, a warp's turn); splits > 1 writes partial
+// results to the workspace and a reduce kernel combines them.
 struct PaDecodePlan {
   int splits = 1;              // context splits per (sequence, kv head)
   int64_t split_tokens = 0;    // tokens per split, a multiple of the variant's tokens per step
   int row_chunks = 1;          // blocks along the group x q_len query rows, rows_per_block each
   void* workspace = nullptr;   // splits > 1: partial outputs (pa_decode_workspace_bytes)
+  int64_t grid_blocks = 0;     // persistent variants: the blocks launched (their warps take the
+                               // units in turn); 0: one block per unit
 };
 
 struct PaDecodeVariant {
@@ -45,6 +48,8 @@ struct PaDecodeVariant {
   // for the split plan; null: 1.
   int (*blocks_per_sm)();
   int load_bits;          // gfx942: the BufferCopy width of the K / V row loads (32, 64, 128); else 0
+  bool persistent;        // per-warp pipelines in a persistent grid: each warp takes unit after
+                          // unit (sequence, kv head, row chunk, split); the plan's block is a warp
 };
 
 // Every variant compiled into the library (empty without generated GPU kernels).

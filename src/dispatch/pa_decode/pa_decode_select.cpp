@@ -138,13 +138,14 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     if (forced_variant() != nullptr && std::string(v.name) != forced_variant()) continue;
     ++eligible_count;
     // fewest row chunks (each re-reads the cache, from L2 at best), then per-warp pipelines (more
-    // of the ring in flight, docs/pa-decode.md), then TMA feeds (fewer instructions per token),
-    // then the deepest pipeline, then (gfx942) the widest buffer loads (fewer load instructions
-    // per row). The shared-ring cell comes last: it wins only some long-context fp8 shapes
-    // (docs/pa-decode.md, "Shared ring"), which the tuning table names.
+    // of the ring in flight, docs/pa-decode.md), then persistent ones (no block prologue or merge
+    // between units), then TMA feeds (fewer instructions per token), then the deepest pipeline,
+    // then (gfx942) the widest buffer loads (fewer load instructions per row). The shared-ring
+    // cell comes last: it wins only some long-context fp8 shapes (docs/pa-decode.md, "Shared
+    // ring"), which the tuning table names.
     auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
     auto rank = [&](const PaDecodeVariant& x) {
-      return std::make_tuple(-chunks(x), x.ring ? 0 : 1, x.per_warp ? 1 : 0, x.tma ? 1 : 0,
+      return std::make_tuple(-chunks(x), x.ring ? 0 : 1, x.per_warp ? 1 : 0, x.persistent ? 1 : 0, x.tma ? 1 : 0,
                              int64_t(x.tokens_per_step) * x.stages, x.load_bits);
     };
     if (best == nullptr || rank(v) > rank(*best)) best = &v;
@@ -179,14 +180,24 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
   const int64_t steps = std::max<int64_t>(1, (p.max_seq_len + step - 1) / step);
   const int64_t base_blocks = p.num_seqs * p.num_kv_heads * row_chunks;
   const int64_t resident = blocks_per_sm(*best);
-  const int64_t slots = std::max<int64_t>(1, multiprocessors) * resident;
+  const int64_t sms = std::max<int64_t>(1, multiprocessors);
+  // a persistent variant's warps are the plan's blocks: each takes unit after unit
+  const int64_t slots = sms * resident * (best->persistent ? best->warps : 1);
   PaDecodePlan pl = plan_splits(base_blocks, steps, step, slots, pa_decode_max_splits(p.max_seq_len));
   pl.row_chunks = row_chunks;
+  const int64_t units = base_blocks * pl.splits;
+  if (best->persistent) pl.grid_blocks = std::min(sms * resident, (units + best->warps - 1) / best->warps);
   *plan = pl;
-  if (why != nullptr)
-    *why = choice + std::to_string(base_blocks) + " blocks of (sequence, kv head, " + std::to_string(best->rows_per_block) +
-           " query rows) x " + std::to_string(pl.splits) + " splits of " + std::to_string(pl.split_tokens) + " tokens for " +
-           std::to_string(multiprocessors) + " SMs x " + std::to_string(resident) + " resident blocks";
+  if (why != nullptr) {
+    const std::string work = std::to_string(base_blocks) + (best->persistent ? " units" : " blocks") + " of (sequence, kv head, " +
+                             std::to_string(best->rows_per_block) + " query rows) x " + std::to_string(pl.splits) +
+                             " splits of " + std::to_string(pl.split_tokens) + " tokens for ";
+    *why = choice + work +
+           (best->persistent ? std::to_string(pl.grid_blocks) + " persistent blocks of " + std::to_string(best->warps) +
+                                   " warps (" + std::to_string(multiprocessors) + " SMs x " + std::to_string(resident) +
+                                   " resident blocks), a warp per unit in turn"
+                             : std::to_string(multiprocessors) + " SMs x " + std::to_string(resident) + " resident blocks");
+  }
   return best;
 }
 

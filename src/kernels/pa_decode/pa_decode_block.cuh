@@ -51,12 +51,13 @@ __device__ __forceinline__ BlockWork block_work(const PaDecodeParams& p, int blo
 }
 
 // Q's 16 rows x head_dim in shared memory (pitch q_pitch), converted to the MMA type; rows past the
-// group x q_len are zero. Called by every computing thread (Block::threads); the caller synchronises.
-template <class Block>
+// group x q_len are zero. Called by `Threads` threads (tid < Threads: the block's computing threads,
+// or one warp for its own Q); the caller synchronises them.
+template <class Block, int Threads = Block::threads>
 __device__ void stage_q(const PaDecodeParams& p, uint16_t* qs, const RowMap& rows, int seq, int kv_head, int tid) {
   constexpr bool bf16_mma = Block::kind == KvKind::bf16;
   const bool q_bf16 = Block::kind == KvKind::fp8 ? p.q_bf16 : bf16_mma;
-  for (int idx = tid; idx < Block::rows * Block::head_dim; idx += Block::threads) {
+  for (int idx = tid; idx < Block::rows * Block::head_dim; idx += Threads) {
     const int r = idx / Block::head_dim, d = idx % Block::head_dim;
     float x = 0.f;
     if (rows.valid(r)) {

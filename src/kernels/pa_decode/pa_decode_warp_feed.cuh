@@ -33,10 +33,12 @@ struct PaDecodeTmaArgs {
 
 namespace fly::kernels::pa {
 
-// What group i's copies need: its first token, the tokens of the block left from there, and its stage.
+// What group i's copies need: its first token, the tokens of its run left from there, its stage
+// and its kv head.
 struct GroupSlot {
   int32_t tok0, left;
   uint32_t stage;  // shared address
+  int32_t kv_head;
 };
 
 // One group's K and V boxes (16 slots of kv head `kv_head` in page `block`, from slot `slot`) into
@@ -77,8 +79,9 @@ struct CpAsyncFeed {
   }
   // Lane 0 looks up the group's K address, lane 1 its V address (null past the end or for a block
   // id outside the cache); fill shares them with every lane.
-  __device__ Entry lookup(const PaDecodeParams& p, int32_t tok0, int lane) const {
-    return group_entry<Step>(p, walk, tok0, lane);
+  __device__ Entry lookup(const PaDecodeParams& p, int32_t tok0, int lane) const { return lookup_in(p, walk, tok0, lane); }
+  __device__ static Entry lookup_in(const PaDecodeParams& p, const PageWalk& w, int32_t tok0, int lane) {
+    return group_entry<Step>(p, w, tok0, lane);
   }
   __device__ void fill(const PaDecodeParams& p, int, Entry entry, const GroupSlot& g, int) {
     const OneGroup k{reinterpret_cast<const unsigned char*>(__shfl_sync(0xffffffffu, uintptr_t(entry), 0))};
@@ -121,16 +124,17 @@ struct TmaFeed {
   }
   // Lane 0 reads the block id (any int32: an id outside [0, num_blocks) is outside the tensor map,
   // so its box is zero-filled, as the cp.async feed and the host reference treat it).
-  __device__ Entry lookup(const PaDecodeParams&, int32_t tok0, int lane) const {
-    if (lane != 0 || tok0 >= walk.end) return -1;
-    return __ldg(walk.table + (tok0 >> walk.block_size_log2));
+  __device__ Entry lookup(const PaDecodeParams& p, int32_t tok0, int lane) const { return lookup_in(p, walk, tok0, lane); }
+  __device__ static Entry lookup_in(const PaDecodeParams&, const PageWalk& w, int32_t tok0, int lane) {
+    if (lane != 0 || tok0 >= w.end) return -1;
+    return __ldg(w.table + (tok0 >> w.block_size_log2));
   }
-  __device__ void fill(const PaDecodeParams&, int i, Entry block, const GroupSlot& g, int lane) {
+  __device__ void fill(const PaDecodeParams& p, int i, Entry block, const GroupSlot& g, int lane) {
     if (lane != 0) return;
     uint64_t* bar = bars + i % T::stages;
     fly::mbarrier::arrive_expect_tx(bar, Step::stage_bytes);
-    const int32_t slot = g.tok0 & ((1 << walk.block_size_log2) - 1);
-    load_group_boxes<Step>(kmap, vmap, fly::detail::smem_u32(bar), g.stage, slot, walk.kv_head, block);
+    const int32_t slot = g.tok0 & ((1 << p.block_size_log2) - 1);
+    load_group_boxes<Step>(kmap, vmap, fly::detail::smem_u32(bar), g.stage, slot, g.kv_head, block);
   }
   __device__ void commit() {}
   // The stage refilled next (group i - 1's) is free once every lane passed the __syncwarp: its

@@ -125,7 +125,7 @@ struct WarpKernel {
               PageWalk{p.block_tables + int64_t(w.seq) * p.block_table_stride, p.num_blocks, p.block_size_log2, w.hi,
                        w.kv_head},
               ring_ptr + T::ring_bytes + warp * S * 8, lane);
-    auto slot = [&](int i) { return GroupSlot{tok0(i), w.hi - tok0(i), ring + (i % S) * T::stage_bytes}; };
+    auto slot = [&](int i) { return GroupSlot{tok0(i), w.hi - tok0(i), ring + (i % S) * T::stage_bytes, w.kv_head}; };
     auto lookup = [&](int i) { return feed.lookup(p, tok0(i), lane); };
 
     // ---- prologue: the first Stages - 1 groups in flight (their lookups issued together), then Q.

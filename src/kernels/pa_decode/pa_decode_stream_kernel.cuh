@@ -1,0 +1,247 @@
+// The persistent paged-decode kernel: every warp is a decoder of its own. The work is the units
+// (sequence, kv head, row chunk, split) of pa_decode_work.hpp; warp k of the grid's W takes units
+// k, k + W, k + 2W, ... and streams all their 16-token groups through one ring of Stages stages
+// (cp.async or TMA, pa_decode_warp_feed.cuh) that never drains between units: the block table is
+// read two groups ahead of the copies, the copies Stages - 1 groups ahead of the compute, across
+// unit boundaries. A unit's end writes its rows from the warp's registers (out + lse, or the split's
+// partials for the reduce); no warp waits for another, and no block merges warps.
+//
+// Against pa_decode_warp_kernel.cuh (a block of warps per unit, merged at its end): a block's
+// prologue (sequence length, page table, first copies: three dependent latencies) and epilogue
+// (the merge through shared memory, then the stores) leave its SM's other block alone to keep the
+// bytes in flight; here they happen once per warp, and a unit change costs the warp one load of Q.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "fly/arch/copy_sm90.hpp"
+#include "pa_decode_block.cuh"
+#include "pa_decode_load.cuh"
+#include "pa_decode_params.hpp"
+#include "pa_decode_warp.cuh"
+#include "pa_decode_warp_feed.cuh"
+#include "pa_decode_warp_kernel.cuh"
+
+namespace fly::kernels::pa {
+
+// A persistent block: Warps independent warps, each with a ring of Stages one-group stages and its
+// own Q tile. Shared memory: the rings (TMA: aligned to the swizzle's 1024 bytes at run time), the
+// warps' Q tiles, then the TMA barriers (one per warp and stage).
+template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages, bool Tma = false>
+struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
+  using Block = GroupBlock<HeadDim, Kind, VDimMajor, Warps>;
+  static constexpr bool tma = Tma;
+  static constexpr int stages = Stages;
+  static constexpr int tokens = 16;  // the split plan's unit: one group (a warp is the plan's block)
+  static constexpr int warp_ring_bytes = Stages * Block::stage_bytes;
+  static constexpr int ring_bytes = Warps * warp_ring_bytes;
+  static constexpr int ring_align = Tma ? 1024 : 16;
+  static constexpr int barrier_bytes = Tma ? Warps * Stages * 8 : 0;
+  static constexpr int smem_bytes = (ring_align - 16) + ring_bytes + Warps * Block::q_bytes + barrier_bytes;
+  static constexpr int smem_blocks_per_sm = Block::smem_blocks_per_sm_of(smem_bytes);
+  static constexpr int reg_blocks_per_sm = 65536 / (Block::threads * (HeadDim <= 64 ? 128 : 168));
+  static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
+  static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks > 4 ? 4 : fit_blocks;
+  static constexpr bool q_in_registers = min_blocks <= 2;  // WarpTile's rule
+  using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers, Tma>;
+
+  static_assert(Stages >= 2, "a warp's pipeline keeps at least one stage loading");
+  static_assert(!Tma || !VDimMajor, "TMA feeds token-major tiles (NHD, HND); vLLM's cache takes cp.async");
+  static_assert(smem_bytes <= 232448, "the block exceeds sm_90a's 227 KB of shared memory");
+};
+
+// One warp's rows of a finished unit, straight from its registers: out and lse (one split: the
+// sink joins the denominator, then normalise) or the split's partial O and (max, sum).
+template <class Block, class Warp>
+__device__ void write_unit(const PaDecodeParams& p, Warp& ws, const RowMap& rows, const BlockWork& w, int lane) {
+  const int g = lane >> 2, t = lane & 3;
+  const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
+  const bool out_bf16 = Block::kind == KvKind::fp8 ? p.q_bf16 : Block::kind == KvKind::bf16;
+  const int64_t q_heads = int64_t(p.num_kv_heads) * p.group;
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) {
+    float l = ws.l[rh];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    const int r = g + 8 * rh;
+    if (!rows.valid(r)) continue;
+    float m = ws.m[rh];
+    const int32_t i = rows.token(r), h = rows.head(r, w.kv_head);
+    const int64_t qrow = pa_query_row(w.seq, i, h, p.q_len, q_heads);
+    if (p.splits > 1) {
+      const int64_t at = int64_t(w.split) * p.num_seqs * p.q_len * q_heads + qrow;
+#pragma unroll
+      for (int dj = 0; dj < Warp::nd; ++dj)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          p.partial_o[at * Block::head_dim + d_of<Block::kind, Block::v_dim_major>(dj, 2 * t + e)] = ws.o[dj][2 * rh + e];
+      if (t == 0) {
+        p.partial_ml[at * 2] = m;
+        p.partial_ml[at * 2 + 1] = l;
+      }
+      continue;
+    }
+    float c = 0.f, lse = -INFINITY;
+    if (m != -INFINITY) {
+      c = 1.f;
+      if (p.sinks != nullptr) {
+        const float sink = __ldg(p.sinks + h) * Warp::log2e;
+        const float m2 = fmax_nan(m, sink);
+        c = exp2f(m - m2);
+        l = l * c + exp2f(sink - m2);
+        m = m2;
+      }
+      lse = (m + log2f(l)) * 0.6931471805599453f;
+      c = c / l * v_scale;
+    }
+    const int64_t base = int64_t(w.seq) * p.out_seq + int64_t(i) * p.out_token + int64_t(h) * p.out_head;
+#pragma unroll
+    for (int dj = 0; dj < Warp::nd; ++dj)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        store_out_elem(p.out, base + d_of<Block::kind, Block::v_dim_major>(dj, 2 * t + e), ws.o[dj][2 * rh + e] * c,
+                       out_bf16);
+    if (p.lse != nullptr && t == 0) p.lse[qrow] = lse;
+  }
+}
+
+template <class T>
+struct StreamKernel {
+  using Step = typename T::Step;
+  static constexpr int S = T::stages;
+  using Feed = std::conditional_t<T::tma, TmaFeed<T>, CpAsyncFeed<T>>;
+  using Entry = typename Feed::Entry;
+
+  // A group on its way through the pipeline: looked up (entry), then filled, then computed.
+  // left <= 0: no group (the warp's units are done).
+  struct Group {
+    Entry entry;
+    int32_t tok0, left, kv_head;
+  };
+
+  // Walks the warp's groups in the order they are computed: the tokens [lo, hi) of each of its
+  // units, 16 at a time, skipping units with no token to visit. The next unit's sequence length
+  // is loaded while the current one is walked, so entering it waits for nothing.
+  struct Walker {
+    int unit, stride, units;
+    int32_t next_len;  // seq_lens of unit + stride (when there is one)
+    BlockWork w{};
+    PageWalk walk{};
+    int32_t tok = 0;
+
+    __device__ int32_t len_of(const PaDecodeParams& p, int u) const {
+      return u < units ? __ldg(p.seq_lens + BlockWork::at(p, u).seq) : 0;
+    }
+    // Enter `unit` (its length in next_len) or the first unit after it with tokens to visit.
+    __device__ void enter(const PaDecodeParams& p) {
+      for (; unit < units; unit += stride) {
+        const int32_t len = next_len;
+        next_len = len_of(p, unit + stride);
+        w = BlockWork::at(p, unit);
+        w.bound(p, len, 16);
+        if (w.hi > w.lo) {
+          walk = PageWalk{p.block_tables + int64_t(w.seq) * p.block_table_stride, p.num_blocks, p.block_size_log2, w.hi,
+                          w.kv_head};
+          tok = w.lo;
+          return;
+        }
+      }
+    }
+    __device__ void init(const PaDecodeParams& p, int first, int stride_, int units_) {
+      unit = first;
+      stride = stride_;
+      units = units_;
+      next_len = len_of(p, first);
+      enter(p);
+    }
+    // The next group, looked up (its page read from the block table), and the walk moved past it.
+    __device__ Group next(const PaDecodeParams& p, int lane) {
+      if (unit >= units) return Group{Entry{}, 0, 0, 0};
+      const Group g{Feed::lookup_in(p, walk, tok, lane), tok, w.hi - tok, w.kv_head};
+      tok += 16;
+      if (tok >= w.hi) {
+        unit += stride;
+        enter(p);
+      }
+      return g;
+    }
+  };
+
+  __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid,
+                             const CUtensorMap* kmap = nullptr, const CUtensorMap* vmap = nullptr) {
+    const int lane = tid & 31, warp = tid >> 5;
+    const int units = p.num_seqs * p.num_kv_heads * p.row_chunks * p.splits;  // < 2^31: the launcher checks
+    const int first = block * T::warps + warp, stride = int(gridDim.x) * T::warps;
+    if (first >= units) return;  // no barrier spans the block's warps
+
+    const uint32_t ring_base = fly::detail::smem_u32(smem);
+    const uint32_t ring_start = (ring_base + T::ring_align - 1) / T::ring_align * T::ring_align;
+    unsigned char* ring_ptr = smem + (ring_start - ring_base);
+    const uint32_t ring = ring_start + warp * T::warp_ring_bytes;
+    uint16_t* qs = reinterpret_cast<uint16_t*>(ring_ptr + T::ring_bytes + warp * T::q_bytes);
+    Feed feed;
+    if constexpr (T::tma) feed.set_maps(kmap, vmap);
+    Walker walker;
+    walker.init(p, first, stride, units);
+    feed.init(p, walker.walk, ring_ptr + T::ring_bytes + T::warps * T::q_bytes + warp * S * 8, lane);
+    auto stage = [&](int i) { return ring + (i % S) * T::stage_bytes; };
+    auto fill = [&](int i, const Group& g) {
+      if (g.left > 0) feed.fill(p, i, g.entry, GroupSlot{g.tok0, g.left, stage(i), g.kv_head}, lane);
+      feed.commit();
+    };
+
+    // ---- prologue: the first Stages - 1 groups in flight; lookups run two groups ahead of fills
+    Group pending[2];
+    {
+      Group g[S + 1];
+#pragma unroll
+      for (int st = 0; st <= S; ++st) g[st] = walker.next(p, lane);
+#pragma unroll
+      for (int st = 0; st < S - 1; ++st) fill(st, g[st]);
+      pending[0] = g[S - 1];
+      pending[1] = g[S];
+    }
+    const float k_scale = (p.k_scale != nullptr ? __ldg(p.k_scale) : 1.f) * p.k_dequant;
+    const float scale = p.scale * k_scale;
+
+    // ---- the units: Q, then their groups (ring index i runs on across units), then their rows
+    int i = 0;
+    auto units_loop = [&](auto fnuz, auto capped) {
+      constexpr bool kFnuz = decltype(fnuz)::value;
+      for (int u = first; u < units; u += stride) {
+        BlockWork w = BlockWork::at(p, u);
+        const RowMap rows{w.rc * T::rows, p.group * p.q_len, p.group};
+        w.bound(p, __ldg(p.seq_lens + w.seq), 16);
+        WarpState<Step> ws;
+        ws.init();
+        const int n = w.hi > w.lo ? (w.hi - w.lo + 15) / 16 : 0;
+        if (n > 0) {
+          __syncwarp();  // every lane is done with the previous unit's Q
+          stage_q<T, 32>(p, qs, rows, w.seq, w.kv_head, lane);
+          __syncwarp();
+          ws.load_q(qs, lane);
+          set_row_bounds(ws, p, rows, w.len, lane);
+        }
+        for (int k = 0; k < n; ++k, ++i) {
+          const int32_t tok0 = w.lo + 16 * k;
+          const GroupSlot g{tok0, w.hi - tok0, stage(i), w.kv_head};
+          feed.acquire(i, g, lane);
+          fill(i + S - 1, pending[0]);
+          pending[0] = pending[1];
+          pending[1] = walker.next(p, lane);
+          float s[WarpState<Step>::nj][4];
+          ws.template qk<kFnuz>(s, qs, g.stage, 0, lane);
+          ws.template softmax<decltype(capped)::value>(s, tok0, scale, p.softcap, lane);
+          ws.template pv<kFnuz>(s, g.stage + Step::tile_bytes, 0, lane);
+        }
+        if (u + stride >= units) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+        write_unit<T>(p, ws, rows, w, lane);
+      }
+    };
+    for_loop_options<T::kind>(p, units_loop);
+    fly::cp_async_wait_all();
+  }
+};
+
+}  // namespace fly::kernels::pa
