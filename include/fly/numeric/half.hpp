@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "fly/layout/config.hpp"
 #include "fly/numeric/minifloat.hpp"
@@ -48,7 +47,7 @@ struct half {
 #if defined(__CUDA_ARCH__)
     // the hardware conversion (same rounding, overflow and subnormals as the encoder below): the
     // software encoder is ~20 instructions a value, which slowed the GEMM epilogues' f16 stores
-    if (!std::is_constant_evaluated()) {
+    if (!__builtin_is_constant_evaluated()) {
       uint16_t h;
       asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
       return h;
