@@ -176,7 +176,10 @@ TEST(PaDecodePlan, PersistentVariantsLaunchAtMostOneWaveOfBlocks) {
   EXPECT_EQ(plan_for(variant(64), problem(8, 8192), 132).grid_blocks, 0);
 }
 
-TEST(PaDecodePlan, PersistentVariantsRankAbovePerWarpBlocks) {
+TEST(PaDecodePlan, PersistentVariantsRankFirstWhereTheBatchGivesMostWarpsAUnit) {
+  // 132 SMs x 3 blocks x 4 warps = 1584 warps: (sequence, kv head) units of at least 3/4 of that
+  // (the measured rule, docs/pa-decode.md "Persistent warps") take the persistent variant; fewer
+  // take blocks of warps, which split the contexts among more warps
   PaDecodeVariant per_warp = variant(64);
   per_warp.name = "plan_test_per_warp";
   per_warp.per_warp = true;
@@ -184,9 +187,18 @@ TEST(PaDecodePlan, PersistentVariantsRankAbovePerWarpBlocks) {
   persistent.name = "plan_test_persistent";
   persistent.per_warp = persistent.persistent = true;
   const PaDecodeVariant both[] = {per_warp, persistent};
-  PaDecodePlan plan;
-  std::string why;
-  const PaDecodeVariant* chosen = fly::dispatch::select_pa_decode_variant(both, problem(64, 4096), Target::sm90a, 132, &plan, &why);
-  ASSERT_NE(chosen, nullptr) << why;
-  EXPECT_STREQ(chosen->name, "plan_test_persistent");
+  const struct {
+    int64_t seqs, len;
+    const char* pick;
+  } cases[] = {{256, 1024, "plan_test_persistent"}, {149, 2048, "plan_test_persistent"},
+               {148, 2048, "plan_test_per_warp"},   {64, 4096, "plan_test_per_warp"},
+               {1, 32768, "plan_test_per_warp"}};
+  for (const auto& c : cases) {
+    PaDecodePlan plan;
+    std::string why;
+    const PaDecodeVariant* chosen =
+        fly::dispatch::select_pa_decode_variant(both, problem(c.seqs, c.len), Target::sm90a, 132, &plan, &why);
+    ASSERT_NE(chosen, nullptr) << why;
+    EXPECT_STREQ(chosen->name, c.pick) << c.seqs << " x " << c.len << ": " << why;
+  }
 }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "cuda_smem.hpp"
 #include "pa_decode_launch_common.hpp"
@@ -33,20 +34,29 @@ int pa_decode_blocks_per_sm(void (*kernel)(Arg)) {
   return n;
 }
 
-// The reduce as a programmatic dependent launch: it is scheduled while the decode's last blocks
-// finish and waits for them in the kernel (griddepcontrol.wait), hiding its launch latency.
-inline cudaError_t launch_reduce(void (*reduce)(kernels::PaDecodeParams, bool), int threads,
-                                 const kernels::PaDecodeParams& params, bool out_bf16, int64_t rows, cudaStream_t s) {
+// Both kernels of a call are programmatic dependent launches: each is scheduled while the kernel
+// before it on the stream finishes (the decode behind the previous call's reduce or an engine's
+// kernel, the reduce behind the decode's last blocks) and waits for it in the kernel
+// (griddepcontrol.wait) before it reads anything, hiding the launch latency.
+template <class... Params, class... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, int threads, size_t smem, cudaStream_t s,
+                             Args&&... args) {
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(rows));
+  config.gridDim = grid;
   config.blockDim = dim3(unsigned(threads));
+  config.dynamicSmemBytes = smem;
   config.stream = s;
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, reduce, params, out_bf16);
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+inline cudaError_t launch_reduce(void (*reduce)(kernels::PaDecodeParams, bool), int threads,
+                                 const kernels::PaDecodeParams& params, bool out_bf16, int64_t rows, cudaStream_t s) {
+  return launch_dependent(reduce, dim3(unsigned(rows)), threads, 0, s, params, out_bf16);
 }
 
 // The checks and launches every paged-decode variant shares. ReduceThreads: the block size the
@@ -77,11 +87,12 @@ fly_status_t launch_pa_decode(void (*kernel)(Arg), void (*reduce)(kernels::PaDec
   Arg arg;
   if (fly_status_t s = make_arg(params, arg); s != FLY_STATUS_SUCCESS) return s;
   auto s = static_cast<cudaStream_t>(stream);
-  kernel<<<unsigned(blocks), Tile::threads, Tile::smem_bytes, s>>>(arg);
-  cudaError_t e = cudaGetLastError();
+  cudaError_t e = launch_dependent(kernel, dim3(unsigned(blocks)), Tile::threads, Tile::smem_bytes, s, arg);
   if (e == cudaSuccess && plan.splits > 1) e = launch_reduce(reduce, ReduceThreads, params, p.q_type == FLY_DTYPE_BF16, rows, s);
-  if (e != cudaSuccess)
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
     return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string(fn) + ": kernel launch failed: " + cudaGetErrorString(e));
+  }
   return FLY_STATUS_SUCCESS;
 }
 

@@ -138,14 +138,22 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     if (forced_variant() != nullptr && std::string(v.name) != forced_variant()) continue;
     ++eligible_count;
     // fewest row chunks (each re-reads the cache, from L2 at best), then per-warp pipelines (more
-    // of the ring in flight, docs/pa-decode.md), then persistent ones (no block prologue or merge
-    // between units), then TMA feeds (fewer instructions per token), then the deepest pipeline,
-    // then (gfx942) the widest buffer loads (fewer load instructions per row). The shared-ring
-    // cell comes last: it wins only some long-context fp8 shapes (docs/pa-decode.md, "Shared
-    // ring"), which the tuning table names.
+    // of the ring in flight, docs/pa-decode.md), among them the persistent ones where the batch
+    // alone gives most warps a unit (no block prologue or merge between units; with fewer units
+    // they must split contexts, and lose to blocks of warps: docs/pa-decode.md, "Persistent
+    // warps"), then TMA feeds (fewer instructions per token), then the deepest pipeline, then
+    // (gfx942) the widest buffer loads (fewer load instructions per row). The shared-ring cell
+    // comes last: it wins only some long-context fp8 shapes (docs/pa-decode.md, "Shared ring"),
+    // which the tuning table names.
     auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
+    auto persistent_fit = [&](const PaDecodeVariant& x) {
+      if (!x.persistent) return 0;
+      const int64_t units = p.num_seqs * p.num_kv_heads * chunks(x);
+      const int64_t warps = std::max<int64_t>(1, multiprocessors) * blocks_per_sm(x) * x.warps;
+      return 4 * units >= 3 * warps ? 1 : -1;
+    };
     auto rank = [&](const PaDecodeVariant& x) {
-      return std::make_tuple(-chunks(x), x.ring ? 0 : 1, x.per_warp ? 1 : 0, x.persistent ? 1 : 0, x.tma ? 1 : 0,
+      return std::make_tuple(-chunks(x), x.ring ? 0 : 1, x.per_warp ? 1 : 0, persistent_fit(x), x.tma ? 1 : 0,
                              int64_t(x.tokens_per_step) * x.stages, x.load_bits);
     };
     if (best == nullptr || rank(v) > rank(*best)) best = &v;

@@ -42,6 +42,12 @@ struct RowMap {
   __device__ __forceinline__ int32_t head(int r, int32_t kv_head) const { return kv_head * group + (first + r) % group; }
 };
 
+// A decode kernel is a programmatic dependent launch of whatever ran before it on the stream (the
+// launcher, pa_decode_launch_cuda.hpp): its blocks may be resident while that kernel finishes (the
+// previous call's reduce, in an engine the kernel that wrote q and the cache), and read nothing
+// before it completed and its writes are visible. Without such a predecessor this returns at once.
+__device__ __forceinline__ void wait_for_previous_grid() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+
 // Block `block`'s work (pa_decode_work.hpp), its sequence's length read through the read-only cache;
 // lo aligned to `step` tokens.
 __device__ __forceinline__ BlockWork block_work(const PaDecodeParams& p, int block, int step) {

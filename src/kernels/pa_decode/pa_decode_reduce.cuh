@@ -24,7 +24,10 @@ struct Reduce {
 
   // block = query row (seq, token, q head) in pa_query_row order
   __device__ static void run(const PaDecodeParams& p, bool out_bf16, int64_t block, int tid) {
-    // launched as a programmatic dependent of the decode kernel: wait for its partials
+    // launched as a programmatic dependent of the decode kernel: wait for its partials. The next
+    // call's decode (itself a programmatic dependent) may be scheduled at once: it waits for this
+    // grid's completion before it reads anything, and every block of this grid is resident by then.
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
     asm volatile("griddepcontrol.wait;\n" ::: "memory");
     const int64_t q_heads = int64_t(p.num_kv_heads) * p.group;
     const int64_t rows = int64_t(p.num_seqs) * p.q_len * q_heads;

@@ -43,7 +43,9 @@ struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
   static constexpr int reg_blocks_per_sm = 65536 / (Block::threads * (HeadDim <= 64 ? 128 : 168));
   static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
   static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks > 4 ? 4 : fit_blocks;
-  static constexpr bool q_in_registers = min_blocks <= 2;  // WarpTile's rule
+  // Q's fragments in registers (32 for d128, read from shared memory at every group otherwise)
+  // where the resident blocks leave a thread all 255 registers
+  static constexpr bool q_in_registers = 65536 / (min_blocks * Block::threads) >= 256;
   using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers, Tma>;
 
   static_assert(Stages >= 2, "a warp's pipeline keeps at least one stage loading");

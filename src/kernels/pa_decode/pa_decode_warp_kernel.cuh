@@ -107,11 +107,21 @@ struct WarpKernel {
   __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid,
                              const CUtensorMap* kmap = nullptr, const CUtensorMap* vmap = nullptr) {
     const int lane = tid & 31, warp = tid >> 5;
-    const BlockWork w = block_work(p, block, T::tokens);
+    // The block table is read while the sequence's length loads: without a window the split's
+    // tokens do not depend on the length, so the prologue's lookups are bounded by max_len (the
+    // table's row covers it) and only the copies wait for the length (one latency fewer).
+    BlockWork w = BlockWork::at(p, block);
+    const int32_t stored_len = __ldg(p.seq_lens + w.seq);
+    if (p.window == 0) {
+      w.bound(p, p.max_len, T::tokens);
+    } else {
+      w.bound(p, stored_len, T::tokens);
+    }
     const RowMap rows{w.rc * T::rows, p.group * p.q_len, p.group};
-    // this warp's groups: i = 0, 1, ... starting at token lo + 16 (warp + Warps i)
+    // this warp's groups: i = 0, 1, ... starting at token lo + 16 (warp + Warps i); n is set once
+    // the length is known
     const int32_t first = w.lo + 16 * warp;
-    const int n = w.hi > first ? (w.hi - first + T::tokens - 1) / T::tokens : 0;
+    int n = 0;
     auto tok0 = [&](int i) { return first + i * T::tokens; };
 
     uint16_t* qs = reinterpret_cast<uint16_t*>(smem);
@@ -134,6 +144,9 @@ struct WarpKernel {
     typename Feed::Entry entry[S + 1];
 #pragma unroll
     for (int st = 0; st <= S; ++st) entry[st] = lookup(st);
+    w.bound(p, stored_len, T::tokens);  // lo is unchanged (no window), or was already final
+    feed.walk.end = w.hi;
+    n = w.hi > first ? (w.hi - first + T::tokens - 1) / T::tokens : 0;
 #pragma unroll
     for (int st = 0; st < S - 1; ++st) {
       if (st < n) feed.fill(p, st, entry[st], slot(st), lane);
