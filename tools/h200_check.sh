@@ -26,7 +26,7 @@
 # fly_bench, one pass of its paged-decode rows per named variant (FLY_PA_DECODE_VARIANT, rows of
 # that variant's kv type): compare.txt. PA_LAYOUTS="vllm hnd" adds a pass of the paged-decode rows per
 # cache layout (FLY_BENCH_PA_LAYOUT) to the same file; PA_ORDERS="sequential" a pass with the block
-# tables in pool order (FLY_BENCH_PA_ORDER).
+# tables in pool order (FLY_BENCH_PA_ORDER); PA_ENVS="FLY_PA_DECODE_PDL=0" a pass per environment setting.
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 set -uo pipefail
 script_start=$(date +%s)
@@ -118,6 +118,10 @@ if ((status == 0)); then
     for layout in ${PA_LAYOUTS:-}; do
       FLY_BENCH_PA_LAYOUT=$layout build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$layout |" | cut -c1-300 >>"$out/compare.txt"
+    done
+    for setting in ${PA_ENVS:-}; do  # e.g. FLY_PA_DECODE_PDL=0: the paged-decode rows under that environment
+      env "$setting" build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
+        2>&1 | grep -E "^pa_decode/" | sed "s|^|$setting |" | cut -c1-300 >>"$out/compare.txt"
     done
     for order in ${PA_ORDERS:-}; do
       FLY_BENCH_PA_ORDER=$order build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -38,6 +40,15 @@ int pa_decode_blocks_per_sm(void (*kernel)(Arg)) {
 // before it on the stream finishes (the decode behind the previous call's reduce or an engine's
 // kernel, the reduce behind the decode's last blocks) and waits for it in the kernel
 // (griddepcontrol.wait) before it reads anything, hiding the launch latency.
+// FLY_PA_DECODE_PDL=0 (read once) launches them plainly, for measuring what the overlap gives.
+inline bool programmatic_launch() {
+  static const bool on = [] {
+    const char* v = std::getenv("FLY_PA_DECODE_PDL");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
 template <class... Params, class... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, int threads, size_t smem, cudaStream_t s,
                              Args&&... args) {
@@ -50,7 +61,7 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, int threads, 
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &attribute;
-  config.numAttrs = 1;
+  config.numAttrs = programmatic_launch() ? 1 : 0;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 

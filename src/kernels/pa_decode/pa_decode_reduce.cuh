@@ -21,6 +21,7 @@ struct Reduce {
   static constexpr int vecs = HeadDim / 4;          // float4 per row
   static constexpr int groups = threads / vecs;     // splits summed side by side
   static_assert(HeadDim % 4 == 0 && threads % vecs == 0 && groups >= 1, "a row's float4 fill whole passes of the block");
+  static_assert(max_splits == 64, "a warp's lanes hold two splits each");
 
   // block = query row (seq, token, q head) in pa_query_row order
   __device__ static void run(const PaDecodeParams& p, bool out_bf16, int64_t block, int tid) {
@@ -37,11 +38,14 @@ struct Reduce {
     __shared__ float stat[2][max_splits];
     __shared__ float4 sum[groups][vecs];
     const int splits = min(p.splits, max_splits);
+    // every load the row needs is issued here, before any is used: the sink and v_scale too
+    const float sink_raw = p.sinks != nullptr ? __ldg(p.sinks + h) : -INFINITY;
+    const float v_scale_raw = p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f;
     if (tid < splits) {
       stat[0][tid] = p.partial_ml[(tid * rows + block) * 2];
       stat[1][tid] = p.partial_ml[(tid * rows + block) * 2 + 1];
     }
-    // every split's float4 of this thread, issued before any is used
+    // every split's float4 of this thread
     const int g = tid / vecs, v = tid % vecs;
     constexpr int per_thread = (max_splits + groups - 1) / groups;
     float4 part[per_thread];
@@ -52,17 +56,30 @@ struct Reduce {
                            : make_float4(0.f, 0.f, 0.f, 0.f);
     }
     __syncthreads();
-    // the max over the splits (and the sink), then the weights and their sum
-    float m = -INFINITY;
-    for (int s = 0; s < splits; ++s) m = fmax_nan(m, stat[0][s]);  // a NaN split makes the row NaN
-    const float sink = p.sinks != nullptr ? __ldg(p.sinks + h) * log2e : -INFINITY;
+    // The max over the splits (and the sink), the weights and their sum: every warp computes them
+    // with lane k holding splits k and k + 32 (shuffles, not a loop over the splits per thread).
+    const int lane = tid & 31;
+    float ms[2], ls[2];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int s = lane + 32 * k;
+      ms[k] = s < splits ? stat[0][s] : -INFINITY;
+      ls[k] = s < splits ? stat[1][s] : 0.f;
+    }
+    float m = fmax_nan(ms[0], ms[1]);  // a NaN split makes the row NaN
+#pragma unroll
+    for (int x = 16; x >= 1; x /= 2) m = fmax_nan(m, __shfl_xor_sync(0xffffffffu, m, x));
+    const float sink = sink_raw * log2e;
     if (m != -INFINITY) m = fmax_nan(m, sink);  // no visible token: out 0, lse -inf, sink or not
     float l = 0.f;
-    for (int s = 0; s < splits; ++s) {
-      const float w = stat[0][s] == -INFINITY ? 0.f : exp2f(stat[0][s] - m);
-      if (tid == 0) weight[s] = w;
-      l += w * stat[1][s];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const float w = ms[k] == -INFINITY ? 0.f : exp2f(ms[k] - m);
+      if (tid < 32) weight[lane + 32 * k] = w;
+      l += w * ls[k];
     }
+#pragma unroll
+    for (int x = 16; x >= 1; x /= 2) l += __shfl_xor_sync(0xffffffffu, l, x);
     if (m != -INFINITY && sink != -INFINITY) l += exp2f(sink - m);
     __syncthreads();
     float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -79,7 +96,7 @@ struct Reduce {
     }
     sum[g][v] = acc;
     __syncthreads();
-    const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
+    const float v_scale = v_scale_raw * p.v_dequant;
     for (int d = tid; d < HeadDim; d += threads) {
       float o = 0.f;
       if (m != -INFINITY) {
