@@ -274,7 +274,10 @@ typedef struct fly_pa_decode_args {
  * as fly_pa_decode does; reads no tensor data. */
 fly_status_t fly_pa_decode_workspace_size(fly_handle_t handle, const fly_pa_decode_args* args, size_t* bytes);
 
-/* Runs the decode on `stream` (host backend: null stream, synchronous, multi-threaded). */
+/* Runs the decode on `stream` (host backend: null stream, synchronous, multi-threaded). On sm_90a
+ * its kernels are programmatic dependent launches: they may become resident while the kernel
+ * before them on the stream finishes, and read nothing (q, the cache, the tables) before that
+ * kernel has completed and its writes are visible: stream order is kept. */
 fly_status_t fly_pa_decode(fly_handle_t handle, const fly_pa_decode_args* args, void* workspace,
                            size_t workspace_bytes, void* stream);
 
