@@ -245,7 +245,15 @@ TEST_F(PaDecodeApi, OutputsMustNotOverlapInputs) {
   expect_with([](auto& a) { a.out = const_cast<void*>(a.v_cache); }, I, "out overlaps v_cache");
   expect_with([](auto& a) { a.out = const_cast<int32_t*>(a.block_tables); }, I, "out overlaps block_tables");
   expect_with([](auto& a) { a.lse = static_cast<float*>(a.out) + 4; }, I, "out overlaps lse");
-  expect_with([](auto& a) { a.lse = const_cast<float*>(a.sinks); }, I, "lse overlaps sinks");
+  // sinks and lse in one buffer of the test's own: lse's span (16 floats) is longer than the
+  // sinks' (4), so pointing lse at the case's sinks would reach whatever the heap put next to them
+  std::vector<float> shared(64, 0.f);
+  expect_with(
+      [&](auto& a) {
+        a.sinks = shared.data();
+        a.lse = shared.data();
+      },
+      I, "lse overlaps sinks");
   expect_with([](auto& a) { a.lse = static_cast<float*>(const_cast<void*>(a.k_cache)); }, I, "lse overlaps k_cache");
 }
 
