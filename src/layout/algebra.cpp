@@ -175,15 +175,14 @@ Layout rank_product(const Layout& block, const Layout& tiler, bool blocked, cons
     const int r = std::max(rank(block), rank(tiler));
     const Layout p = logical_product(detail::append_rank(block, r), detail::append_rank(tiler, r));
     const Layout x = get_mode(p, blocked ? 0 : 1), y = get_mode(p, blocked ? 1 : 0);
+    // Not coalesced (CuTe): mode i keeps block_i and tiler_i apart, size-1 padding modes included.
     if (r == 1) {
       // Rank-1 operands are one mode each, even when that mode is a tuple: the result is the single
-      // mode (x, y), so rank(result) == 1 as for any other rank (the compile-time algebra agrees).
-      const IntTuple zs = IntTuple::tuple({IntTuple::tuple({x.shape, y.shape})});
-      const IntTuple zd = IntTuple::tuple({IntTuple::tuple({x.stride, y.stride})});
-      return coalesce(Layout{zs, zd}, IntTuple::tuple({kOne}));
+      // mode (x, y), so rank(result) == 1 as for any other rank (CuTe and the compile-time algebra agree).
+      return Layout{IntTuple::tuple({IntTuple::tuple({x.shape, y.shape})}),
+                    IntTuple::tuple({IntTuple::tuple({x.stride, y.stride})})};
     }
-    const Layout z{zip_pair(x.shape, y.shape), zip_pair(x.stride, y.stride)};
-    return coalesce(z, IntTuple::tuple(std::vector<IntTuple>(static_cast<size_t>(r), kOne)));
+    return Layout{zip_pair(x.shape, y.shape), zip_pair(x.stride, y.stride)};
   } catch (const std::invalid_argument& e) {
     rethrow(op, "block = " + to_string(block) + ", tiler = " + to_string(tiler), e);
   }
@@ -287,7 +286,39 @@ Layout right_inverse(const Layout& l) {
   return Layout{IntTuple::tuple(std::move(rs)), IntTuple::tuple(std::move(rd))};
 }
 
-Layout left_inverse(const Layout& l) { return right_inverse(make_layout({l, complement(l)})); }
+Layout left_inverse(const Layout& l) {
+  const Layout f = coalesce(l);
+  const auto s = detail::leaves(f.shape), d = detail::leaves(f.stride);
+  // Negative strides, where CuTe gives no inverse: invert (L, complement(L)) instead.
+  if (std::any_of(d.begin(), d.end(), [](const IntTuple& x) { return x.value() < 0; })) {
+    return right_inverse(make_layout({l, complement(l)}));
+  }
+  // As CuTe: visit the modes by increasing stride d (ties: leftmost first). The inverse's modes split
+  // an offset by the strides: a first mode of extent d_first and stride 0 (offsets below the smallest
+  // stride are not reached), then per mode one of extent d_next/d whose stride is the mode's prefix
+  // product (its weight in L's domain index). Stride-0 modes are left out; n is the previous stride.
+  std::vector<size_t> order(s.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return d[a].value() < d[b].value(); });
+  const auto pre = detail::leaves(detail::compact_col_major(IntTuple::tuple(s), kOne));
+  std::vector<IntTuple> rs, rd{kZero};
+  IntTuple n = kOne;
+  for (size_t i : order) {
+    if (d[i].value() == 0) continue;
+    if (d[i].value() % n.value() != 0) {
+      throw std::invalid_argument("fly::dyn::left_inverse: " + to_string(l) + ": stride " +
+                                  to_string(d[i]) + " is not a multiple of " + to_string(n) +
+                                  ", the next smaller stride");
+    }
+    const IntTuple gap(d[i].value() / n.value(), d[i].is_static() && n.is_static());
+    rs.push_back(gap);
+    rd.push_back(pre[i]);
+    n = d[i];
+  }
+  rs.push_back(s[order.back()]);  // the largest-stride mode's extent closes the domain
+  return coalesce(Layout{IntTuple::tuple(std::move(rs)), IntTuple::tuple(std::move(rd))});
+}
 
 Layout logical_divide(const Layout& a, const Layout& b) {
   try {
@@ -312,7 +343,11 @@ Layout zipped_divide(const Layout& a, const Tiler& b) {
   return tile_unzip(logical_divide(a, b), b, "zipped_divide");
 }
 
+Layout tiled_divide(const Layout& a, const Layout& b) { return unpack(zipped_divide(a, b), false); }
+
 Layout tiled_divide(const Layout& a, const Tiler& b) { return unpack(zipped_divide(a, b), false); }
+
+Layout flat_divide(const Layout& a, const Layout& b) { return unpack(zipped_divide(a, b), true); }
 
 Layout flat_divide(const Layout& a, const Tiler& b) { return unpack(zipped_divide(a, b), true); }
 
@@ -337,7 +372,15 @@ Layout zipped_product(const Layout& a, const Tiler& b) {
   return tile_unzip(logical_product(a, b), b, "zipped_product");
 }
 
+Layout zipped_product(const Layout& a, const Layout& b) {
+  return logical_product(a, b);  // already (block, repetitions)
+}
+
+Layout tiled_product(const Layout& a, const Layout& b) { return unpack(zipped_product(a, b), false); }
+
 Layout tiled_product(const Layout& a, const Tiler& b) { return unpack(zipped_product(a, b), false); }
+
+Layout flat_product(const Layout& a, const Layout& b) { return unpack(zipped_product(a, b), true); }
 
 Layout flat_product(const Layout& a, const Tiler& b) { return unpack(zipped_product(a, b), true); }
 
@@ -375,7 +418,7 @@ Layout tile_to_shape_impl(const Layout& block, const IntTuple& target, const Int
   }
   const IntTuple product_shape = IntTuple::tuple(std::move(reps));
   const Layout tiles = order ? make_ordered_layout(product_shape, *order) : make_layout(product_shape);
-  return coalesce(blocked_product(padded, tiles), product_shape);
+  return blocked_product(padded, tiles);  // mode i is (block_i, repetitions_i), not coalesced (CuTe)
 }
 
 }  // namespace

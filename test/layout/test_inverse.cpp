@@ -9,7 +9,8 @@ TEST(Inverse, WorkedExamples) {
   EXPECT_LAYOUT(right_inverse(make_layout(make_shape(_2{}, _2{}), make_stride(_2{}, _1{}))), "(_2,_2):(_2,_1)");
   EXPECT_LAYOUT(right_inverse(make_layout(make_shape(_4{}, _8{}), make_stride(_8{}, _1{}))), "(_8,_4):(_4,_1)");
   EXPECT_LAYOUT(right_inverse(make_layout(_4{}, _2{})), "_1:_0");  // stride 1 never reached
-  EXPECT_LAYOUT(left_inverse(make_layout(_4{}, _2{})), "(_2,_4):(_4,_1)");
+  // odd offsets are not reached: CuTe's inverse sends them through a stride-0 mode
+  EXPECT_LAYOUT(left_inverse(make_layout(_4{}, _2{})), "(_2,_4):(_0,_1)");
   // a thread-value layout: 32 threads x 4 values of a 16x8 row-major tile
   auto tv = make_layout(make_shape(make_shape(_4{}, _8{}), _4{}), make_stride(make_stride(_32{}, _1{}), _8{}));
   EXPECT_LAYOUT(right_inverse(tv), "(_32,_4):(_4,_1)");

@@ -301,10 +301,80 @@ FLY_HD auto right_inverse(Layout<S, D> const& l) {
     }(iseq);
   }
 }
-// left_inverse(L): R with R(L(i)) == i for every i, L injective.
+namespace detail {
+// The flat mode that comes K-th when the modes are ordered by increasing stride (ties: leftmost
+// first), CuTe's SortByKey on the strides.
+template <class D>
+FLY_HOST_DEVICE constexpr int kth_by_stride(int k) {
+  return []<int... I>(int kk, seq<I...>) {
+    constexpr long long d[] = {static_or_zero<decltype(get<I>(std::declval<D>()))>()...};
+    for (int i = 0; i < int(sizeof...(I)); ++i) {
+      int before = 0;  // modes that sort before mode i
+      for (int j = 0; j < int(sizeof...(I)); ++j) before += d[j] < d[i] || (d[j] == d[i] && j < i);
+      if (before == kk) return i;
+    }
+    return 0;
+  }(k, make_seq<rank_v<D>>{});
+}
+template <class D, int... K>
+FLY_HOST_DEVICE constexpr auto by_stride_seq(seq<K...>) {
+  return seq<kth_by_stride<D>(K)...>{};
+}
+
+// Visit the modes by increasing stride d. The inverse's modes split an offset k by the strides:
+// a first mode of extent d_first (stride 0: offsets below the smallest stride are not reached),
+// then for each mode a mode of extent d_next/d, the coordinate of that mode, whose stride is the
+// mode's prefix product (its weight in L's domain index). Stride-0 modes are left out; n is the
+// stride of the mode visited last (1 at the start), which must divide the next one.
+template <class FS, class FD, class Pre, class RS, class RD, class N>
+FLY_HD auto left_inverse_fold(seq<>, FS const&, FD const&, Pre const&, RS const& rs, RD const& rd, N const&) {
+  return make_tuple(rs, rd);
+}
+template <int I, int... Is, class FS, class FD, class Pre, class RS, class RD, class N>
+FLY_HD auto left_inverse_fold(seq<I, Is...>, FS const& fs, FD const& fd, Pre const& pre, RS const& rs, RD const& rd,
+                              N const& n) {
+  auto d = get<I>(fd);
+  if constexpr (is_constant_v<0, decltype(d)>) {
+    return left_inverse_fold(seq<Is...>{}, fs, fd, pre, rs, rd, n);
+  } else {
+    if constexpr (is_static_v<N>) {
+      static_assert(decltype(d)::value % N::value == 0,
+                    "fly::left_inverse: a stride is not a multiple of the next smaller stride");
+    }
+    auto gap = d / n;
+    return left_inverse_fold(seq<Is...>{}, fs, fd, pre, append(rs, gap), append(rd, get<I>(pre)), d);
+  }
+}
+
+template <class D>
+FLY_HOST_DEVICE constexpr bool any_negative_stride() {
+  bool neg = false;
+  for_each_leaf(D{}, [&](auto di) { neg = neg || di < 0; });
+  return neg;
+}
+}  // namespace detail
+
+// left_inverse(L): R with R(L(i)) == i for every i, L injective. As CuTe's: modes by increasing
+// stride, one gap mode each, then the last mode's extent; the points L does not reach map where
+// CuTe's do (a stride-0 mode first when the smallest stride is above 1). Negative strides, where CuTe
+// gives no inverse, take the inverse of (L, complement(L)) instead.
 template <class S, class D>
 FLY_HD auto left_inverse(Layout<S, D> const& l) {
-  return right_inverse(make_layout(l, complement(l)));
+  auto flat = coalesce(l);
+  auto fs = flatten_to_tuple(flat.shape());
+  auto fd = flatten_to_tuple(flat.stride());
+  static_assert(diagnose::right_inverse_operand<Layout<S, D>>::template strides_must_be_static<is_static_v<decltype(fd)>>());
+  if constexpr (detail::any_negative_stride<decltype(fd)>()) {
+    return right_inverse(make_layout(l, complement(l)));
+  } else {
+    using FD = decltype(fd);
+    constexpr int R = rank_v<FD>;
+    constexpr auto order = detail::by_stride_seq<FD>(make_seq<R>{});
+    auto pre = compact_col_major(fs);  // prefix products of the shape: where each mode's coordinate counts
+    auto r = detail::left_inverse_fold(order, fs, fd, pre, tuple<>{}, make_tuple(Int<0>{}), Int<1>{});
+    constexpr int last = detail::kth_by_stride<FD>(R - 1);
+    return coalesce(make_layout(append(get<0>(r), get<last>(fs)), get<1>(r)));
+  }
 }
 
 // ---- divides ---------------------------------------------------------------------------------
@@ -429,14 +499,15 @@ template <class BS, class BD, class TS, class TD>
 FLY_HD auto blocked_product(Layout<BS, BD> const& block, Layout<TS, TD> const& tiler) {
   constexpr int R = rank_v<BS> > rank_v<TS> ? rank_v<BS> : rank_v<TS>;
   auto r = logical_product(append<R>(block), append<R>(tiler));
-  return coalesce(zip(get<0>(r), get<1>(r)), tuple_repeat<R>(Int<1>{}));
+  // not coalesced (CuTe): mode i keeps block_i and tiler_i apart, size-1 padding modes included
+  return zip(get<0>(r), get<1>(r));
 }
 // raked_product: mode i is (tiler_i, block_i): the blocks' elements interleaved.
 template <class BS, class BD, class TS, class TD>
 FLY_HD auto raked_product(Layout<BS, BD> const& block, Layout<TS, TD> const& tiler) {
   constexpr int R = rank_v<BS> > rank_v<TS> ? rank_v<BS> : rank_v<TS>;
   auto r = logical_product(append<R>(block), append<R>(tiler));
-  return coalesce(zip(get<1>(r), get<0>(r)), tuple_repeat<R>(Int<1>{}));
+  return zip(get<1>(r), get<0>(r));  // not coalesced, as blocked_product
 }
 
 // tile_to_shape: repeat block (in the mode order `order`, column-major by default) to fill target.
@@ -453,7 +524,8 @@ FLY_HD auto tile_to_shape(Layout<S, D> const& block, T const& target, O const& o
                   "fly::tile_to_shape: the block's shape does not divide the target shape");
   }
   auto product_shape = ceil_div(target_shape, block_shape);
-  return coalesce(blocked_product(padded, make_ordered_layout(product_shape, order)), product_shape);
+  // mode i is (block_i, repetitions_i), not coalesced (CuTe)
+  return blocked_product(padded, make_ordered_layout(product_shape, order));
 }
 template <class S, class D, class T>
 FLY_HD auto tile_to_shape(Layout<S, D> const& block, T const& target) {

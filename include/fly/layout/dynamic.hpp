@@ -109,14 +109,20 @@ Layout logical_divide(const Layout& a, const Layout& b);
 Layout logical_divide(const Layout& a, const Tiler& b);
 Layout zipped_divide(const Layout& a, const Layout& b);
 Layout zipped_divide(const Layout& a, const Tiler& b);
+Layout tiled_divide(const Layout& a, const Layout& b);
 Layout tiled_divide(const Layout& a, const Tiler& b);
+Layout flat_divide(const Layout& a, const Layout& b);
 Layout flat_divide(const Layout& a, const Tiler& b);
 
 // Tiling by product: (block, repetitions) and its rearrangements.
 Layout logical_product(const Layout& a, const Layout& b);
 Layout logical_product(const Layout& a, const Tiler& b);
+// With a layout (not a tuple) as tiler, the zipped forms are the logical ones, as in CuTe.
+Layout zipped_product(const Layout& a, const Layout& b);
 Layout zipped_product(const Layout& a, const Tiler& b);
+Layout tiled_product(const Layout& a, const Layout& b);
 Layout tiled_product(const Layout& a, const Tiler& b);
+Layout flat_product(const Layout& a, const Layout& b);
 Layout flat_product(const Layout& a, const Tiler& b);
 // Rank-sensitive products: modes of block and tiler are re-associated pairwise.
 Layout blocked_product(const Layout& block, const Layout& tiler);
