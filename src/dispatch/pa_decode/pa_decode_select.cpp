@@ -83,6 +83,12 @@ int64_t blocks_per_sm(const PaDecodeVariant& v) {
   return v.blocks_per_sm != nullptr ? std::max(1, v.blocks_per_sm()) : 1;
 }
 
+// The plan's slots for `v`: SMs x resident blocks, or, for a persistent variant (whose warps are the
+// plan's blocks, each taking unit after unit), SMs x resident blocks x warps.
+int64_t plan_slots(const PaDecodeVariant& v, int multiprocessors) {
+  return std::max<int64_t>(1, multiprocessors) * blocks_per_sm(v) * (v.persistent ? v.warps : 1);
+}
+
 // The split count that finishes soonest when blocks run in waves of `slots` (SMs x resident
 // blocks): each (sequence, kv head, row chunk) splits its `steps` into equal runs. One wave of
 // short blocks beats a long wave plus a tail; ties keep fewer splits (less partial traffic).
@@ -149,8 +155,7 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     auto persistent_fit = [&](const PaDecodeVariant& x) {
       if (!x.persistent) return 0;
       const int64_t units = p.num_seqs * p.num_kv_heads * chunks(x);
-      const int64_t warps = std::max<int64_t>(1, multiprocessors) * blocks_per_sm(x) * x.warps;
-      return 4 * units >= 3 * warps ? 1 : -1;
+      return 4 * units >= 3 * plan_slots(x, multiprocessors) ? 1 : -1;
     };
     auto rank = [&](const PaDecodeVariant& x) {
       return std::make_tuple(-chunks(x), x.ring ? 0 : 1, x.per_warp ? 1 : 0, persistent_fit(x), x.tma ? 1 : 0,
@@ -189,9 +194,8 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
   const int64_t base_blocks = p.num_seqs * p.num_kv_heads * row_chunks;
   const int64_t resident = blocks_per_sm(*best);
   const int64_t sms = std::max<int64_t>(1, multiprocessors);
-  // a persistent variant's warps are the plan's blocks: each takes unit after unit
-  const int64_t slots = sms * resident * (best->persistent ? best->warps : 1);
-  PaDecodePlan pl = plan_splits(base_blocks, steps, step, slots, pa_decode_max_splits(p.max_seq_len));
+  PaDecodePlan pl =
+      plan_splits(base_blocks, steps, step, plan_slots(*best, multiprocessors), pa_decode_max_splits(p.max_seq_len));
   pl.row_chunks = row_chunks;
   const int64_t units = base_blocks * pl.splits;
   if (best->persistent) pl.grid_blocks = std::min(sms * resident, (units + best->warps - 1) / best->warps);

@@ -127,6 +127,24 @@ __device__ __forceinline__ void for_loop_options(const PaDecodeParams& p, Loop&&
   }
 }
 
+constexpr float kLog2e = 1.4426950408889634f;  // the softmax runs in log2 units
+
+// A finished row's softmax (running max m in log2 units, sum l, both of the visible tokens; m
+// finite) with query head h's attention sink joined to the denominator: m and l updated, and the
+// factor returned that the row's O takes with them (1 without sinks).
+__device__ __forceinline__ float join_sink(const PaDecodeParams& p, int32_t h, float& m, float& l) {
+  if (p.sinks == nullptr) return 1.f;
+  const float sink = __ldg(p.sinks + h) * kLog2e;
+  const float m2 = fmax_nan(m, sink);
+  const float c = exp2f(m - m2);
+  l = l * c + exp2f(sink - m2);
+  m = m2;
+  return c;
+}
+
+// The natural log-sum-exp of a row from its max (log2 units) and sum.
+__device__ __forceinline__ float row_lse(float m, float l) { return (m + log2f(l)) * 0.6931471805599453f; }
+
 // Merges the warps' (max, sum, O) per row through `scratch`, then writes out + lse, or the split's
 // partials. Called by every computing thread after the warps stopped reading shared memory.
 template <class Block, class Warp>
@@ -186,16 +204,9 @@ __device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, 
     // one split: the sink joins the denominator, then normalise
     float lse = -INFINITY, value = 0.f;
     if (m != -INFINITY) {
-      if (p.sinks != nullptr) {
-        const float sink = __ldg(p.sinks + h) * Warp::log2e;
-        const float m2 = fmax_nan(m, sink);
-        const float c = exp2f(m - m2);
-        l = l * c + exp2f(sink - m2);
-        o *= c;
-        m = m2;
-      }
+      if (p.sinks != nullptr) o *= join_sink(p, h, m, l);
       value = o / l * v_scale;
-      lse = (m + log2f(l)) * 0.6931471805599453f;
+      lse = row_lse(m, l);
     }
     store_out_elem(p.out, int64_t(seq) * p.out_seq + int64_t(i) * p.out_token + int64_t(h) * p.out_head + d, value,
                    out_bf16);

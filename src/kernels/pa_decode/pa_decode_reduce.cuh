@@ -33,7 +33,6 @@ struct Reduce {
     const int64_t q_heads = int64_t(p.num_kv_heads) * p.group;
     const int64_t rows = int64_t(p.num_seqs) * p.q_len * q_heads;
     const int64_t h = block % q_heads, i = (block / q_heads) % p.q_len, seq = block / (q_heads * p.q_len);
-    constexpr float log2e = 1.4426950408889634f;
     __shared__ float weight[max_splits];  // split s's factor exp2(m_s - max), 0 for a split that saw nothing
     __shared__ float stat[2][max_splits];
     __shared__ float4 sum[groups][vecs];
@@ -69,7 +68,7 @@ struct Reduce {
     float m = fmax_nan(ms[0], ms[1]);  // a NaN split makes the row NaN
 #pragma unroll
     for (int x = 16; x >= 1; x /= 2) m = fmax_nan(m, __shfl_xor_sync(0xffffffffu, m, x));
-    const float sink = sink_raw * log2e;
+    const float sink = sink_raw * kLog2e;
     if (m != -INFINITY) m = fmax_nan(m, sink);  // no visible token: out 0, lse -inf, sink or not
     float l = 0.f;
 #pragma unroll
@@ -106,7 +105,7 @@ struct Reduce {
       }
       store_out_elem(p.out, seq * p.out_seq + i * p.out_token + h * p.out_head + d, o, out_bf16);
     }
-    if (p.lse != nullptr && tid == 0) p.lse[block] = m == -INFINITY ? -INFINITY : (m + log2f(l)) * 0.6931471805599453f;
+    if (p.lse != nullptr && tid == 0) p.lse[block] = m == -INFINITY ? -INFINITY : row_lse(m, l);
   }
 };
 

@@ -44,7 +44,7 @@ struct RingTile : GroupShape<HeadDim, Kind, false> {
   // As many blocks per SM as shared memory holds, within 16 warps per SM: each of the SM's four
   // schedulers has 16K registers, so four warps of 128 registers a thread (a consumer needs them:
   // O alone holds 64 for d128) is its most. Q's fragments are read from shared memory per group.
-  static constexpr int smem_blocks_per_sm = Group::smem_blocks_per_sm_of(smem_bytes);
+  static constexpr int smem_blocks_per_sm = smem_fit_blocks(smem_bytes);
   static constexpr int reg_blocks_per_sm = 16 / (Consumers + 1);
   static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
   static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks;

@@ -39,10 +39,7 @@ struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
   static constexpr int ring_align = Tma ? 1024 : 16;
   static constexpr int barrier_bytes = Tma ? Warps * Stages * 8 : 0;
   static constexpr int smem_bytes = (ring_align - 16) + ring_bytes + Warps * Block::q_bytes + barrier_bytes;
-  static constexpr int smem_blocks_per_sm = Block::smem_blocks_per_sm_of(smem_bytes);
-  static constexpr int reg_blocks_per_sm = 65536 / (Block::threads * (HeadDim <= 64 ? 128 : 168));
-  static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
-  static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks > 4 ? 4 : fit_blocks;
+  static constexpr int min_blocks = resident_blocks(smem_bytes, Block::threads, HeadDim);
   // Q's fragments in registers (32 for d128, read from shared memory at every group otherwise)
   // where the resident blocks leave a thread all 255 registers
   static constexpr bool q_in_registers = 65536 / (min_blocks * Block::threads) >= 256;
@@ -86,15 +83,8 @@ __device__ void write_unit(const PaDecodeParams& p, Warp& ws, const RowMap& rows
     }
     float c = 0.f, lse = -INFINITY;
     if (m != -INFINITY) {
-      c = 1.f;
-      if (p.sinks != nullptr) {
-        const float sink = __ldg(p.sinks + h) * Warp::log2e;
-        const float m2 = fmax_nan(m, sink);
-        c = exp2f(m - m2);
-        l = l * c + exp2f(sink - m2);
-        m = m2;
-      }
-      lse = (m + log2f(l)) * 0.6931471805599453f;
+      c = join_sink(p, h, m, l);
+      lse = row_lse(m, l);
       c = c / l * v_scale;
     }
     const int64_t base = int64_t(w.seq) * p.out_seq + int64_t(i) * p.out_token + int64_t(h) * p.out_head;

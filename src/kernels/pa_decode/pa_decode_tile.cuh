@@ -9,6 +9,20 @@
 
 namespace fly::kernels::pa {
 
+// Blocks per SM that shared memory allows: 228 KB an SM, 1 KB of it reserved per block.
+constexpr int smem_fit_blocks(int smem_bytes) { return 233472 / (smem_bytes + 1024); }
+
+// The blocks per SM a kernel's __launch_bounds__ asks ptxas to fit: as many as shared memory holds,
+// at most 4, and no more than leave each thread the registers its head_dim needs without spilling
+// (128 for d64, 168 beyond; otherwise a d128 block takes ~200 registers and 2 blocks fit where
+// shared memory holds 3).
+constexpr int resident_blocks(int smem_bytes, int threads, int head_dim) {
+  const int by_smem = smem_fit_blocks(smem_bytes);
+  const int by_registers = 65536 / (threads * (head_dim <= 64 ? 128 : 168));
+  const int fit = by_smem < by_registers ? by_smem : by_registers;
+  return fit < 1 ? 1 : fit > 4 ? 4 : fit;
+}
+
 template <int HeadDim, KvKind Kind, bool VDimMajor, int TokensPerStep, int Warps, int Stages>
 struct Tile {
   static constexpr int head_dim = HeadDim;
@@ -45,14 +59,7 @@ struct Tile {
   // a StageTable per stage (pa_decode_load.cuh): 2 x groups addresses and the invalid mask
   static constexpr int table_bytes = Stages * (2 * (TokensPerStep / 16) * 8 + 8);
   static constexpr int smem_bytes = q_bytes + ring_bytes + table_bytes;
-  // Blocks per SM that shared memory allows (228 KB, 1 KB reserved per block), at most 4 and no
-  // more than leave each thread the registers its head_dim needs without spilling (128 for d64,
-  // 168 beyond): the kernel's __launch_bounds__ asks ptxas to fit as many (otherwise a d128 block
-  // takes ~200 registers and 2 blocks fit where shared memory holds 3).
-  static constexpr int smem_blocks_per_sm = 233472 / (smem_bytes + 1024);
-  static constexpr int reg_blocks_per_sm = 65536 / (threads * (HeadDim <= 64 ? 128 : 168));
-  static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
-  static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks > 4 ? 4 : fit_blocks;
+  static constexpr int min_blocks = resident_blocks(smem_bytes, threads, HeadDim);
 
   static_assert(HeadDim % 64 == 0, "head_dim is a multiple of 64 (64, 128, 256)");
   static_assert(warp_tokens % 16 == 0 && warp_tokens * Warps == TokensPerStep,

@@ -52,8 +52,6 @@ struct GroupShape {
   static constexpr int q_bytes = Shape::q_bytes;
   static constexpr int o_pitch = Shape::o_pitch;
   static constexpr int stage_bytes = Shape::stage_bytes;
-  // as many blocks per SM as `smem_bytes` each allow (228 KB an SM, 1 KB of it reserved per block)
-  static constexpr int smem_blocks_per_sm_of(int smem_bytes) { return 233472 / (smem_bytes + 1024); }
 };
 
 // ... with `Warps` computing warps: the block as Q's staging and the epilogue see it (pa_decode_block.cuh).
@@ -81,11 +79,7 @@ struct WarpTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
   static constexpr int ring_align = Tma ? 1024 : 16;
   static constexpr int barrier_bytes = Tma ? Warps * Stages * 8 : 0;
   static constexpr int smem_bytes = Block::q_bytes + (ring_align - 16) + ring_bytes + barrier_bytes;
-  // as many blocks per SM as shared memory holds (at most 4), registers permitting (Tile's rule)
-  static constexpr int smem_blocks_per_sm = Block::smem_blocks_per_sm_of(smem_bytes);
-  static constexpr int reg_blocks_per_sm = 65536 / (Block::threads * (HeadDim <= 64 ? 128 : 168));
-  static constexpr int fit_blocks = smem_blocks_per_sm < reg_blocks_per_sm ? smem_blocks_per_sm : reg_blocks_per_sm;
-  static constexpr int min_blocks = fit_blocks < 1 ? 1 : fit_blocks > 4 ? 4 : fit_blocks;
+  static constexpr int min_blocks = resident_blocks(smem_bytes, Block::threads, HeadDim);
   // Q in registers (32 for d128) where shared memory already limits the SM to two blocks, so the
   // registers are there (reading Q from shared memory costs 32 loads per group); with three blocks
   // the 168-register budget would spill.
