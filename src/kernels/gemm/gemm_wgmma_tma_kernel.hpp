@@ -31,6 +31,7 @@
 
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "gemm_epilogue.hpp"
+#include "gemm_tma_ring.hpp"
 #include "gemm_wgmma_epilogue.hpp"
 #include "gemm_wgmma_tile.hpp"
 
@@ -67,6 +68,10 @@ struct GemmWgmmaTmaBlock {
   static constexpr int a_box_rows = a_slice_rows, b_box_rows = BN, box_cols = 128;
 
 #if defined(__CUDACC__)
+  // With a cluster, the relay warp's lane c tells block c (its cluster_empty barrier) once this
+  // block's consumers are done with a stage, off the consumers' path.
+  using Ring = TmaRing<Stages, cluster_n>;
+
   __device__ static void consumers_sync() {
     asm volatile("bar.sync 1, %0;\n" ::"n"(consumer_threads) : "memory");
   }
@@ -80,19 +85,8 @@ struct GemmWgmmaTmaBlock {
     uint64_t* empty = full + Stages;
     uint64_t* cluster_empty = empty + Stages;  // cluster_n > 1 only
     const uint32_t rank = cluster_n > 1 ? cluster::block_rank() : 0;
-    if (thr == 0) {
-      for (int s = 0; s < Stages; ++s) {
-        mbarrier::init(&full[s], 1);                      // the producer's expect_tx arrival
-        mbarrier::init(&empty[s], groups_n);              // this block's consumer warpgroups
-        if constexpr (cluster_n > 1) mbarrier::init(&cluster_empty[s], cluster_n);  // every block's relay
-      }
-      mbarrier::fence_init();
-    }
-    if constexpr (cluster_n > 1) {
-      cluster::sync();  // the cluster's barriers exist before any multicast or remote arrival
-    } else {
-      __syncthreads();
-    }
+    if (thr == 0) Ring::init(full, groups_n);  // empty: this block's consumer warpgroups
+    Ring::sync_after_init();
     const int m0 = block_m * BM, n0 = block_n * BN;
     const int k_tiles = (p.k + BK - 1) / BK;
     if (thr >= consumer_threads) {
@@ -100,7 +94,7 @@ struct GemmWgmmaTmaBlock {
         produce(map_a, map_b, smem, full, cluster_n > 1 ? cluster_empty : empty, m0, n0, k_tiles, rank);
       } else if constexpr (cluster_n > 1) {
         const int lane = thr - consumer_threads - 32;  // the producer warpgroup's second warp
-        if (lane >= 0 && lane < cluster_n) relay(empty, cluster_empty, k_tiles, lane);
+        if (lane >= 0 && lane < cluster_n) Ring::relay(empty, cluster_empty, k_tiles, lane);
       }
     } else {
       consume(p, smem, full, empty, m0, n0, k_tiles, thr);
@@ -160,16 +154,6 @@ struct GemmWgmmaTmaBlock {
     Epilogue::template store<TD>(acc.total, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
   }
 
-  // With a cluster: once this block's consumers are done with a stage, lane c tells block c (its
-  // cluster_empty barrier), off the consumers' path. Tiles the producers wait for only: the last
-  // Stages tiles are never refilled (and the last is never released).
-  __device__ static void relay(uint64_t* empty, uint64_t* cluster_empty, int k_tiles, int lane) {
-    for (int t = 0; t < k_tiles - Stages; ++t) {
-      const int s = t % Stages;
-      mbarrier::wait(&empty[s], uint32_t(t / Stages) & 1);
-      mbarrier::arrive_cluster(&cluster_empty[s], uint32_t(lane));
-    }
-  }
 #endif
 };
 

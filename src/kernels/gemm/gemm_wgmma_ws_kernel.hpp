@@ -45,6 +45,7 @@
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "fly/arch/mma_sm90_accumulate.hpp"
 #include "gemm_epilogue.hpp"
+#include "gemm_tma_ring.hpp"
 #include "gemm_tile_scheduler.hpp"
 #include "gemm_wgmma_tile.hpp"
 
@@ -87,6 +88,8 @@ struct GemmWgmmaWsBlock {
   static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
 
 #if defined(__CUDACC__)
+  using Ring = TmaRing<Stages, cluster>;  // full, empty[, cluster_empty] per stage
+
   // smem: smem_bytes of dynamic shared memory. Every thread of the block calls run; the grid is
   // `blocks` blocks, this one `block`.
   __device__ static void run(CUtensorMap const& map_a, CUtensorMap const& map_b, GemmParams const& p,
@@ -99,18 +102,9 @@ struct GemmWgmmaWsBlock {
     if (thr == 0) {
       prefetch_tma_descriptor(&map_a);
       prefetch_tma_descriptor(&map_b);
-      for (int s = 0; s < Stages; ++s) {
-        mbarrier::init(&full[s], 1);           // the producer's expect_tx arrival
-        mbarrier::init(&empty[s], consumers);  // one arrival per consumer warpgroup
-        if constexpr (cluster > 1) mbarrier::init(&cluster_empty[s], cluster);  // every block's relay
-      }
-      mbarrier::fence_init();
+      Ring::init(full, consumers);  // empty: one arrival per consumer warpgroup
     }
-    if constexpr (cluster > 1) {
-      cluster::sync();  // the cluster's barriers exist before any multicast or remote arrival
-    } else {
-      __syncthreads();
-    }
+    Ring::sync_after_init();
     // the cluster walks tiles of cluster_m BM x cluster_n BN; this block takes one BM x BN of each
     const Work work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN * cluster_n, group_m / cluster_m), block / cluster,
                     blocks / cluster, cluster > 1 ? int(cluster::block_rank()) : 0, (p.k + BK - 1) / BK};
@@ -120,7 +114,7 @@ struct GemmWgmmaWsBlock {
         produce(map_a, map_b, smem, full, cluster > 1 ? cluster_empty : empty, work);
       } else if constexpr (cluster > 1) {
         const int lane = thr - 32;  // the producer warpgroup's second warp
-        if (lane >= 0 && lane < cluster) relay(empty, cluster_empty, work, lane);
+        if (lane >= 0 && lane < cluster) Ring::relay(empty, cluster_empty, work.count() * work.k_tiles, lane);
       }
     } else {
       gmma::warpgroup_reg_alloc<consumer_regs>();
@@ -148,15 +142,6 @@ struct GemmWgmmaWsBlock {
 
   // With a cluster: once this block's consumers are done with a stage, lane c tells block c (its
   // cluster_empty barrier). Only the k-tiles the producers wait for: the last Stages are never refilled.
-  __device__ static void relay(uint64_t* empty, uint64_t* cluster_empty, Work const& work, int lane) {
-    const int64_t total = work.count() * work.k_tiles;
-    for (int64_t it = 0; it < total - Stages; ++it) {
-      const int64_t s = it % Stages;
-      mbarrier::wait(&empty[s], uint32_t(it / Stages) & 1);
-      mbarrier::arrive_cluster(&cluster_empty[s], uint32_t(lane));
-    }
-  }
-
   // empty: the barrier that frees a stage (cluster_empty with a cluster: every block's consumers).
   __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const& map_b, unsigned char* smem,
                                  uint64_t* full, uint64_t* empty, Work const& work) {
