@@ -104,25 +104,35 @@ TEST(GemmTuned, EntryBeyondFactorTwoIsIgnored) {
   EXPECT_STREQ(pick(tuning, fake_problem(7, 8192, 8192), &why), "small_16x64x128");
   EXPECT_TRUE(starts_with(why, "least padding (M 7->16")) << why;
   EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, fake_problem(16, 8192, 16512), Target::sm90a), nullptr);
-  // ... and one past them in n or k leaves only the second reach, by m, whose mid_64x64x128 pads
-  // M = 16 to 64 (4x): refused, the heuristic.
+  // ... and one past them in n or k leaves only the farther reaches (here by m and m x n), whose
+  // mid_64x64x128 pads M = 16 to 64 (4x): refused, the heuristic.
   EXPECT_STREQ(pick(tuning, fake_problem(16, 16512, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 (nearest M, at 16x8192x8192) pads this call to 4x")) << why;
+  EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 (nearest M and M x N, at 16x8192x8192) pads this call to 4x"))
+      << why;
   EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 3968)), "small_16x64x128");
 }
 
-// Past a factor 2 in n or k but not in m, the nearest entry by m applies (the second reach).
-TEST(GemmTuned, NearestMReachesOtherNAndK) {
+// Past a factor 2 in n or k: the nearest entry with m within a factor 2 and m x n within a factor 4
+// (the second reach); failing that, for decode rows (m <= 32), the nearest by m alone (the third).
+TEST(GemmTuned, FartherReachesFollowMAndTheOutputSize) {
   const GemmTuning tuning[] = {
       {Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"},
       {Target::sm90a, fn8, bf16, 64, 8192, 8192, "any_64x64x64_a1"},
   };
-  // m = 60: every tile pads M to 64 (1.07x); the heuristic's tie-break would take mid_64x64x128.
+  // m = 60, n = 16512: m x n is 1.89x the 64-row entry's; every tile pads M to 64 (1.07x), and the
+  // heuristic's tie-break would take mid_64x64x128.
   expect_pick(tuning, fake_problem(60, 16512, 8192), "any_64x64x64_a1",
-              "tuned: fastest measured at 64x8192x8192 (nearest tuned M; N, K beyond a factor 2) among 4 eligible of "
-              "6 sm90a variants");
-  EXPECT_STREQ(pick(tuning, fake_problem(56, 1024, 1024)), "any_64x64x64_a1");
-  // m = 32 is within a factor 2 of both entries, equally far: the first listed.
+              "tuned: fastest measured at 64x8192x8192 (nearest tuned M and M x N; N or K beyond a factor 2) among 4 "
+              "eligible of 6 sm90a variants");
+  // The bound is inclusive: m x n exactly 4x (64 x 8192 against 32 x 4096 ... here 64 x 2048) reaches ...
+  EXPECT_NE(fly::dispatch::nearest_gemm_tuning_by_output(tuning, fake_problem(64, 2048, 1024), Target::sm90a), nullptr);
+  // ... one column fewer does not; m = 64 is no decode row, so no third reach: the heuristic.
+  const GemmProblem wide = fake_problem(64, 2047, 1024);
+  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_output(tuning, wide, Target::sm90a), nullptr);
+  std::string why;
+  EXPECT_STREQ(pick(tuning, wide, &why), pick({}, wide));
+  EXPECT_TRUE(starts_with(why, "least padding")) << why;
+  // m = 32 is within a factor 2 of both entries, equally far by m: the first listed.
   const GemmTuning* both = fly::dispatch::nearest_gemm_tuning_by_m(tuning, fake_problem(32, 1024, 1024), Target::sm90a);
   ASSERT_NE(both, nullptr);
   EXPECT_EQ(both->m, 16);
@@ -130,16 +140,33 @@ TEST(GemmTuned, NearestMReachesOtherNAndK) {
   EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_m(tuning, fake_problem(7, 8192, 8192), Target::sm90a), nullptr);
 }
 
-// Reached by m alone, a variant that pads the call over 1.25x the least padded one's work is refused.
-TEST(GemmTuned, NearestMRefusesATileThatPadsTheCallMuchMore) {
+// Decode rows past the output reach: the nearest entry by m alone.
+TEST(GemmTuned, DecodeRowsReachTheNearestTunedM) {
+  const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "small_16x64x128"}};
+  // 16 x 1024 x 512: m x n is 1/8 of the entry's, so only the third reach applies.
+  const GemmProblem p = fake_problem(16, 1024, 512);
+  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_output(tuning, p, Target::sm90a), nullptr);
+  expect_pick(tuning, p, "small_16x64x128",
+              "tuned: fastest measured at 16x8192x8192 (nearest tuned M; N, K beyond a factor 2) among 4 eligible of "
+              "6 sm90a variants");
+  // The same shape with 33 rows is past the decode bound: the heuristic, and no word about tuning.
+  std::string why;
+  EXPECT_STREQ(pick(tuning, fake_problem(33, 1024, 512), &why), pick({}, fake_problem(33, 1024, 512)));
+  EXPECT_TRUE(starts_with(why, "least padding")) << why;
+}
+
+// Reached beyond a factor 2, a variant that pads the call over 1.25x the least padded one's work is refused.
+TEST(GemmTuned, FartherReachRefusesATileThatPadsTheCallMuchMore) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 128, 8192, 8192, "big_128x128x128"}};
-  // 128 x 64 x 128: big_128x128x128 doubles N; the least padded (no padding) are tied 64x64 tiles.
-  expect_pick(tuning, fake_problem(128, 64, 128), "mid_64x64x128",
-              "tuned variant big_128x128x128 (nearest M, at 128x8192x8192) pads this call to 2x the work, the least "
-              "padded 1x; heuristic: least padding (M 128->128, N 64->64, K 128->128: 1x the work) among 4 eligible "
-              "of 6 sm90a variants, largest tile of 3 tied");
-  // 128 x 1000 x 128: 1024 / 1000 for big, the same for the 64-wide tiles: within the slack.
-  EXPECT_STREQ(pick(tuning, fake_problem(128, 1000, 128)), "big_128x128x128");
+  // 80 x 4096 x 128 (m x n 3.2x below the entry's): big_128x128x128 pads M to 128 (1.6x the work);
+  // small_16x64x128 tiles it exactly.
+  std::string why;
+  EXPECT_STREQ(pick(tuning, fake_problem(80, 4096, 128), &why), "small_16x64x128");
+  EXPECT_TRUE(starts_with(why, "tuned variant big_128x128x128 (nearest M and M x N, at 128x8192x8192) pads this call "
+                               "to 1.6x the work, the least padded 1x; heuristic: least padding (M 80->80"))
+      << why;
+  // 128 x 4000 x 128: 4096 / 4000 for big, 4032 / 4000 for the 64-wide tiles: within the slack.
+  EXPECT_STREQ(pick(tuning, fake_problem(128, 4000, 128)), "big_128x128x128");
 }
 
 TEST(GemmTuned, MissingVariantFallsBackToTheHeuristicAndSaysSo) {
@@ -277,6 +304,15 @@ TEST(GemmTuned, LongestReasonFitsTheExplainBuffer) {
   std::string const line = explain(h, 17, 12345, 12343);
   EXPECT_TRUE(starts_with(line, "gemm_sm90a_e4m3fn_bf16_128x128x128_w2x4_cpasync32_s1: tuned variant")) << line;
   EXPECT_LT(line.size() + 40, size_t{FLY_GEMM_EXPLAIN_BYTES}) << line;  // with room for longer names
+  fly_destroy(h);
+  // The other long one: reached by m and m x n, refused for its padding.
+  const GemmTuning far[] = {
+      {Target::sm90a, fn8, bf16, 128, 8192, 8192, "gemm_sm90a_e4m3fn_bf16_128x256x128_w2x4_cpasync32_s1"}};
+  h = fly::dispatch::make_handle(fake_h200(), long_names, far);
+  std::string const padded = explain(h, 80, 4096, 2048);
+  EXPECT_TRUE(starts_with(padded, "gemm_sm90a_e4m3fn_bf16_16x64x512_w1x4_cpasync128_s4: tuned variant")) << padded;
+  EXPECT_NE(padded.find("(nearest M and M x N, at 128x8192x8192) pads this call"), std::string::npos) << padded;
+  EXPECT_LT(padded.size() + 40, size_t{FLY_GEMM_EXPLAIN_BYTES}) << padded;
   fly_destroy(h);
 }
 

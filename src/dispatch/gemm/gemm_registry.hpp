@@ -57,9 +57,10 @@ struct GemmTuning;  // gemm_tuning.hpp: one measured entry of a tuning table
 // The variant to run `problem` on a `target` device, among `variants`.
 // First the tuning tables: the entry of `tuning` nearest to the problem (nearest_gemm_tuning in
 // gemm_tuning.hpp: same target and dtypes, each of m, n, k within a factor 2; failing that,
+// nearest_gemm_tuning_by_output: m within a factor 2 and m x n within 4; failing that and for m <= 32,
 // nearest_gemm_tuning_by_m: m alone within a factor 2) names a variant; it runs when it is in
-// `variants` and eligible (and, reached by m alone, pads the call at most 1.25x as much as the least
-// padded eligible variant). Otherwise the heuristic. Eligible: same target,
+// `variants` and eligible (and, reached beyond a factor 2, pads the call at most 1.25x as much as the
+// least padded eligible variant). Otherwise the heuristic. Eligible: same target,
 // ab_type == problem.a, d_type == problem.d, a launch function, and lda, ldb, A, B aligned to
 // align_elems. Among the eligible: the smallest padded volume ceil(m/bm)bm * ceil(n/bn)bn *
 // ceil(k/bk)bk (least padding waste), then the largest tile (bm*bn, then bk), then the first in the

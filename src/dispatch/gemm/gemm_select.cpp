@@ -169,32 +169,49 @@ std::string lds_why(const Heuristic& all, const Heuristic& lds, const GemmProble
 }  // namespace
 // ---- end gfx942 LDS pipeline preference ----
 
-// A tuned variant reached through m alone may pad this call at most this much more than the least
-// padded eligible variant: it was measured on shapes it tiles exactly.
-constexpr double kByMPaddingSlack = 1.25;
+// A tuned variant reached beyond a factor 2 (by m and m x n, or by m alone) may pad this call at
+// most this much more than the least padded eligible variant: it was measured on shapes it tiles
+// exactly.
+constexpr double kBeyondPaddingSlack = 1.25;
+
+// How far the tuning entry that applies lies from the call (gemm_tuning.hpp's reaches).
+enum class Reach { shape, output, rows };
 
 const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, std::span<const GemmTuning> tuning,
                                        const GemmProblem& p, Target target, std::string* why) {
   int const problem_align = gemm_alignment_elems(p);
   Heuristic const h = run_heuristic(variants, p, target, problem_align);
+  Reach reach = Reach::shape;
   const GemmTuning* tuned = nearest_gemm_tuning(tuning, p, target);
-  bool const by_m = tuned == nullptr;
-  if (by_m) tuned = nearest_gemm_tuning_by_m(tuning, p, target);
+  if (tuned == nullptr) {
+    reach = Reach::output;
+    tuned = nearest_gemm_tuning_by_output(tuning, p, target);
+  }
+  if (tuned == nullptr && p.m <= kTuningDecodeRows) {
+    reach = Reach::rows;
+    tuned = nearest_gemm_tuning_by_m(tuning, p, target);
+  }
+  char const* const reached = reach == Reach::rows ? "nearest M" : "nearest M and M x N";
   std::string passed_over;  // why the tuned entry's variant does not run this call
   if (tuned != nullptr) {
     const GemmVariant* v = find_variant(variants, tuned->variant);
     passed_over = v == nullptr ? "is not compiled in (FLY_GEMM_FILTER, or renamed since it was measured?)"
                                : refusal(*v, p, target, problem_align);
-    if (passed_over.empty() && by_m && h.best != nullptr && padded_ratio(*v, p) > kByMPaddingSlack * h.best_ratio) {
+    if (passed_over.empty() && reach != Reach::shape && h.best != nullptr &&
+        padded_ratio(*v, p) > kBeyondPaddingSlack * h.best_ratio) {
       char work[64];
       std::snprintf(work, sizeof work, "%.3gx the work, the least padded %.3gx", padded_ratio(*v, p), h.best_ratio);
-      passed_over = "(nearest M, at " + shape_text(tuned->m, tuned->n, tuned->k) + ") pads this call to " + work;
+      passed_over = std::string("(") + reached + ", at " + shape_text(tuned->m, tuned->n, tuned->k) +
+                    ") pads this call to " + work;
     }
     if (passed_over.empty()) {
       if (why != nullptr) {
         bool const exact = tuned->m == p.m && tuned->n == p.n && tuned->k == p.k;
         *why = "tuned: fastest measured at " + shape_text(tuned->m, tuned->n, tuned->k) +
-               (exact ? " (this shape)" : by_m ? " (nearest tuned M; N, K beyond a factor 2)" : " (nearest tuned shape)") +
+               (exact                   ? " (this shape)"
+                : reach == Reach::shape  ? " (nearest tuned shape)"
+                : reach == Reach::output ? " (nearest tuned M and M x N; N or K beyond a factor 2)"
+                                         : " (nearest tuned M; N, K beyond a factor 2)") +
                " among " + std::to_string(h.eligible) + " eligible of " + std::to_string(h.on_target) + " " +
                target_name(target) + " variants";
       }

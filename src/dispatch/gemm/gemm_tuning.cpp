@@ -1,5 +1,5 @@
 // Which tuning entry applies to a problem: same target and dtypes, within a factor 2 per
-// dimension (or, the second reach, in m alone), nearest in log2 space.
+// dimension (or, the farther reaches, in m and m x n, or in m alone), nearest in log2 space.
 #include "gemm_tuning.hpp"
 
 #include "tuning_reach.hpp"
@@ -35,6 +35,16 @@ const GemmTuning* nearest_within(std::span<const GemmTuning> tuning, const GemmP
 const GemmTuning* nearest_gemm_tuning(std::span<const GemmTuning> tuning, const GemmProblem& p, Target target) {
   return nearest_within(tuning, p, target, [&](const GemmTuning& e) {
     return within_factor_2(p.m, e.m) && within_factor_2(p.n, e.n) && within_factor_2(p.k, e.k);
+  });
+}
+
+const GemmTuning* nearest_gemm_tuning_by_output(std::span<const GemmTuning> tuning, const GemmProblem& p,
+                                                Target target) {
+  return nearest_within(tuning, p, target, [&](const GemmTuning& e) {
+    // m x n within a factor 4, in doubles: the products may pass int64 only for absurd shapes
+    double const out = static_cast<double>(p.m) * static_cast<double>(p.n);
+    double const entry_out = static_cast<double>(e.m) * static_cast<double>(e.n);
+    return within_factor_2(p.m, e.m) && out <= 4.0 * entry_out && entry_out <= 4.0 * out;
   });
 }
 

@@ -33,12 +33,21 @@ std::span<const GemmTuning> gemm_tuning();
 // Null when none applies. Measurements transfer between nearby shapes, not across a factor 2.
 const GemmTuning* nearest_gemm_tuning(std::span<const GemmTuning> tuning, const GemmProblem& problem, Target target);
 
-// The second reach, for a problem no entry is within a factor 2 of in every dimension: among the
-// entries of the target and dtypes whose m is within a factor 2 (n and k anything), the nearest in
-// log2 space. On the H200 the fastest variant follows M much more than N and K: an N = K = 8192
-// entry's variant ran the N = K = 4096 and 4096 x 14336 shapes within 1.07-1.15x of their own best,
-// where the heuristic's pick was 2.3-3.4x slower (docs/gemm.md, "Tuning tables"). The selection
-// still refuses it when it pads the call much more than the least padded variant.
+// The farther reaches, for a problem no entry is within a factor 2 of in every dimension. On the
+// H200 the fastest variant follows M and the output's size (how many tiles fill the SMs) far more
+// than K: held out of the table (every entry within a factor 2 removed), each tuned shape of device
+// runs 2 and 6 of the fourth 2026-12-03 session ran its nearest such entry's variant at a geometric
+// mean of 1.16x / 1.12x its own best, against 1.26x / 1.25x through m alone and 1.48x / 1.23x
+// through the heuristic (tools/tuning_holdout.py; docs/gemm.md, "Tuning tables"). The selection refuses either reach's variant when it
+// pads the call much more than the least padded variant.
+//
+// Second reach: entries whose m is within a factor 2 and whose m x n is within a factor 4.
+const GemmTuning* nearest_gemm_tuning_by_output(std::span<const GemmTuning> tuning, const GemmProblem& problem,
+                                                Target target);
+
+// Third reach, for decode rows only (m <= kTuningDecodeRows, where a GEMM streams the weight and
+// the tile follows m alone): entries whose m is within a factor 2 (n and k anything).
+inline constexpr int64_t kTuningDecodeRows = 32;
 const GemmTuning* nearest_gemm_tuning_by_m(std::span<const GemmTuning> tuning, const GemmProblem& problem,
                                            Target target);
 

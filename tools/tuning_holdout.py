@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""How well the GEMM tuning table's reaches transfer to shapes it was not measured at.
+
+Reads the listing of `fly_bench --tune` run with FLY_TUNE_ALL=1 (tools/h200_check.sh keeps it as
+tune.txt): every tuned shape with every variant's time. Each shape in turn is held out: every
+entry within a factor 2 of it in m, n and k is removed (what a call beyond the table meets), the
+farther reaches of src/dispatch/gemm/gemm_select.cpp pick an entry among the rest, and the picked
+entry's variant is timed at the held-out shape from the listing. The heuristic's pick is the
+listing's own ("heuristic's pick": no table). A reached variant that pads the shape over 1.25x the
+least padded variant's work is refused there, as in the dispatcher.
+
+    python3 tools/tuning_holdout.py tune.txt
+
+Prints, per rule, the geometric mean and worst of (picked time / best time) over the shapes.
+"""
+import math
+import re
+import sys
+
+
+def parse(path):
+    shapes, cur = [], None
+    for line in open(path):
+        head = re.match(r"^(\S+) (\S+)\s+(\d+)x(\d+)x(\d+)\s+(\S+)\s+([\d.]+) us\s+[\d.]+\s+(.*)$", line)
+        if head:
+            ab, d, m, n, k, win, t, heur = head.groups()
+            slower = re.match(r"\S+, ([\d.]+)x slower", heur)
+            cur = dict(types=(ab, d), shape=(int(m), int(n), int(k)), best=float(t), times={},
+                       heuristic=1.0 if heur.startswith("the same") else float(slower.group(1)) if slower else None)
+            shapes.append(cur)
+            continue
+        row = re.match(r"^\s+(\S+)\s+([\d.]+) us", line)
+        if row and cur is not None:
+            cur["times"][row.group(1)] = float(row.group(2))
+    return [s for s in shapes if s["heuristic"] is not None]
+
+
+def ratio(x, y):
+    return max(x, y) / min(x, y)
+
+
+def distance(a, b):
+    return sum(abs(math.log2(x / y)) for x, y in zip(a, b))
+
+
+def padded(variant, shape):
+    tile = map(int, re.search(r"_(\d+)x(\d+)x(\d+)_", variant).groups())
+    return math.prod(math.ceil(x / t) * t / x for x, t in zip(shape, tile))
+
+
+def transfer(shapes, reaches):
+    """picked / best per shape when the reaches (tried in order) pick among the held-out table."""
+    out = []
+    for s in shapes:
+        rest = [e for e in shapes if e["types"] == s["types"] and e is not s
+                and not all(ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))]
+        pick = None
+        for reach in reaches:
+            near = [e for e in rest if reach(e["shape"], s["shape"])]
+            if near:
+                pick = min(near, key=lambda e: distance(e["shape"], s["shape"]))
+                break
+        least = min(padded(v, s["shape"]) for v in s["times"])
+        win = pick and min(pick["times"], key=pick["times"].get)
+        if pick is None or win not in s["times"] or padded(win, s["shape"]) > 1.25 * least:
+            out.append(s["heuristic"])
+        else:
+            out.append(s["times"][win] / s["best"])
+    return out
+
+
+def main():
+    shapes = parse(sys.argv[1])
+    by_m = lambda e, s: ratio(e[0], s[0]) <= 2
+    by_output = lambda e, s: ratio(e[0], s[0]) <= 2 and ratio(e[0] * e[1], s[0] * s[1]) <= 4
+    decode_by_m = lambda e, s: by_m(e, s) and s[0] <= 32
+    rules = {"heuristic alone": [], "m alone": [by_m], "m and m x n, then m for m <= 32": [by_output, decode_by_m]}
+    for name, reaches in rules.items():
+        r = transfer(shapes, reaches)
+        gmean = math.exp(sum(map(math.log, r)) / len(r))
+        print(f"{name:34s} geometric mean {gmean:.3f}x, worst {max(r):.2f}x over {len(r)} shapes")
+
+
+if __name__ == "__main__":
+    main()
