@@ -114,9 +114,11 @@ std::string header(const cudaDeviceProp& prop, const std::string& command, size_
          "# One entry a line, fields separated by blanks, '#' starts a comment:\n"
          "#   ab  d  m  n  k  variant\n"
          "# A call uses the entry of its dtypes nearest to its shape (sum of |log2| ratios over m, n, k)\n"
-         "# when each of m, n, k is within a factor 2 of it, and only when the variant is compiled in and\n"
-         "# eligible for the call; otherwise the heuristic. Comments: the median GPU time per call (behind\n"
-         "# a held stream, up to 50 calls, inputs rotated beyond L2), the runner-up, how many variants ran.\n";
+         "# when each of m, n, k is within a factor 2 of it; failing that, m within 2 and m x n within 4;\n"
+         "# failing that and for m <= 32, m alone within 2 (those two refused when they pad the call over\n"
+         "# 1.25x the least padded variant). Only when the variant is compiled in and eligible for the\n"
+         "# call; otherwise the heuristic. Comments: the median GPU time per call (behind a held stream, up\n"
+         "# to 50 calls, inputs rotated beyond L2), the runner-up, how many variants ran.\n";
 }
 
 // The (ab, d) pairs the variants compute, in registry order.

@@ -11,7 +11,8 @@ least padded variant's work is refused there, as in the dispatcher.
 
     python3 tools/tuning_holdout.py tune.txt
 
-Prints, per rule, the geometric mean and worst of (picked time / best time) over the shapes.
+Prints, per rule, the geometric mean and worst of (picked time / best time) over the shapes, and
+on how many shapes it picked slower or faster than the rule before it.
 """
 import math
 import re
@@ -25,6 +26,7 @@ def parse(path):
         if head:
             ab, d, m, n, k, win, t, heur = head.groups()
             slower = re.match(r"\S+, ([\d.]+)x slower", heur)
+            # heuristic None: the listing does not time its pick (the shape stays a table entry)
             cur = dict(types=(ab, d), shape=(int(m), int(n), int(k)), best=float(t), times={},
                        heuristic=1.0 if heur.startswith("the same") else float(slower.group(1)) if slower else None)
             shapes.append(cur)
@@ -32,15 +34,26 @@ def parse(path):
         row = re.match(r"^\s+(\S+)\s+([\d.]+) us", line)
         if row and cur is not None:
             cur["times"][row.group(1)] = float(row.group(2))
-    return [s for s in shapes if s["heuristic"] is not None]
+    if not any(s["times"] for s in shapes):
+        sys.exit(f"{path}: no per-variant times; run fly_bench --tune with FLY_TUNE_ALL=1")
+    return shapes
 
 
 def ratio(x, y):
     return max(x, y) / min(x, y)
 
 
-def distance(a, b):
-    return sum(abs(math.log2(x / y)) for x, y in zip(a, b))
+def distance(a, b):  # as gemm_tuning_distance
+    return sum(abs(math.log2(x) - math.log2(y)) for x, y in zip(a, b))
+
+
+def nearest(entries, shape):  # the first listed keeps a tie (kTuningTie)
+    best, best_d = None, 0.0
+    for e in entries:
+        d = distance(e["shape"], shape)
+        if best is None or d < best_d - 1e-9:
+            best, best_d = e, d
+    return best
 
 
 def padded(variant, shape):
@@ -51,14 +64,14 @@ def padded(variant, shape):
 def transfer(shapes, reaches):
     """picked / best per shape when the reaches (tried in order) pick among the held-out table."""
     out = []
-    for s in shapes:
+    for s in (s for s in shapes if s["heuristic"] is not None):
         rest = [e for e in shapes if e["types"] == s["types"] and e is not s
                 and not all(ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))]
         pick = None
         for reach in reaches:
             near = [e for e in rest if reach(e["shape"], s["shape"])]
             if near:
-                pick = min(near, key=lambda e: distance(e["shape"], s["shape"]))
+                pick = nearest(near, s["shape"])
                 break
         least = min(padded(v, s["shape"]) for v in s["times"])
         win = pick and min(pick["times"], key=pick["times"].get)
@@ -75,10 +88,17 @@ def main():
     by_output = lambda e, s: ratio(e[0], s[0]) <= 2 and ratio(e[0] * e[1], s[0] * s[1]) <= 4
     decode_by_m = lambda e, s: by_m(e, s) and s[0] <= 32
     rules = {"heuristic alone": [], "m alone": [by_m], "m and m x n, then m for m <= 32": [by_output, decode_by_m]}
+    before = None
     for name, reaches in rules.items():
         r = transfer(shapes, reaches)
         gmean = math.exp(sum(map(math.log, r)) / len(r))
-        print(f"{name:34s} geometric mean {gmean:.3f}x, worst {max(r):.2f}x over {len(r)} shapes")
+        line = f"{name:34s} geometric mean {gmean:.3f}x, worst {max(r):.2f}x over {len(r)} shapes"
+        if before is not None:
+            slower = sum(x > y * 1.02 for x, y in zip(r, before))
+            faster = sum(x < y / 1.02 for x, y in zip(r, before))
+            line += f"; against the rule above: {faster} faster, {slower} slower (2% or more)"
+        print(line)
+        before = r
 
 
 if __name__ == "__main__":

@@ -124,15 +124,19 @@ TEST(GemmTuned, FartherReachesFollowMAndTheOutputSize) {
   expect_pick(tuning, fake_problem(60, 16512, 8192), "any_64x64x64_a1",
               "tuned: fastest measured at 64x8192x8192 (nearest tuned M and M x N; N or K beyond a factor 2) among 4 "
               "eligible of 6 sm90a variants");
-  // The bound is inclusive: m x n exactly 4x (64 x 8192 against 32 x 4096 ... here 64 x 2048) reaches ...
+  // The m x n bound is inclusive on both sides: against the 64 x 8192 entry, 64 x 2048 (a quarter)
+  // and 64 x 32768 (four times) reach it ...
   EXPECT_NE(fly::dispatch::nearest_gemm_tuning_by_output(tuning, fake_problem(64, 2048, 1024), Target::sm90a), nullptr);
-  // ... one column fewer does not; m = 64 is no decode row, so no third reach: the heuristic.
+  EXPECT_NE(fly::dispatch::nearest_gemm_tuning_by_output(tuning, fake_problem(64, 32768, 1024), Target::sm90a), nullptr);
+  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_output(tuning, fake_problem(64, 32769, 1024), Target::sm90a), nullptr);
+  // ... one column fewer than a quarter does not; m = 64 is no decode row, so no third reach: the heuristic.
   const GemmProblem wide = fake_problem(64, 2047, 1024);
   EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_output(tuning, wide, Target::sm90a), nullptr);
   std::string why;
   EXPECT_STREQ(pick(tuning, wide, &why), pick({}, wide));
   EXPECT_TRUE(starts_with(why, "least padding")) << why;
-  // m = 32 is within a factor 2 of both entries, equally far by m: the first listed.
+  // m = 32 is within a factor 2 of both entries and equally far from each (n and k match both): the
+  // first listed.
   const GemmTuning* both = fly::dispatch::nearest_gemm_tuning_by_m(tuning, fake_problem(32, 1024, 1024), Target::sm90a);
   ASSERT_NE(both, nullptr);
   EXPECT_EQ(both->m, 16);
@@ -147,12 +151,51 @@ TEST(GemmTuned, DecodeRowsReachTheNearestTunedM) {
   const GemmProblem p = fake_problem(16, 1024, 512);
   EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_output(tuning, p, Target::sm90a), nullptr);
   expect_pick(tuning, p, "small_16x64x128",
-              "tuned: fastest measured at 16x8192x8192 (nearest tuned M; N, K beyond a factor 2) among 4 eligible of "
-              "6 sm90a variants");
-  // The same shape with 33 rows is past the decode bound: the heuristic, and no word about tuning.
+              "tuned: fastest measured at 16x8192x8192 (nearest tuned M; N beyond a factor 2) among 4 eligible of 6 "
+              "sm90a variants");
+}
+
+// The decode bound is the call's m, not the entry's: a 64-row entry reaches a 32-row call, not a
+// 33-row one (its small_16x64x128 is also the heuristic's pick: the reason tells them apart).
+TEST(GemmTuned, DecodeBoundIsTheCallsRows) {
+  const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 64, 8192, 8192, "small_16x64x128"}};
   std::string why;
-  EXPECT_STREQ(pick(tuning, fake_problem(33, 1024, 512), &why), pick({}, fake_problem(33, 1024, 512)));
+  EXPECT_STREQ(pick(tuning, fake_problem(32, 1024, 512), &why), "small_16x64x128");
+  EXPECT_TRUE(starts_with(why, "tuned: fastest measured at 64x8192x8192 (nearest tuned M; N beyond a factor 2)")) << why;
+  const GemmProblem past = fake_problem(33, 1024, 512);
+  ASSERT_NE(fly::dispatch::nearest_gemm_tuning_by_m(tuning, past, Target::sm90a), nullptr);  // m alone would reach
+  EXPECT_STREQ(pick(tuning, past, &why), pick({}, past));
   EXPECT_TRUE(starts_with(why, "least padding")) << why;
+}
+
+// The output reach comes first even where an entry reached by m alone is nearer in log2 space, and a
+// refused output-reach variant does not fall through to the third reach.
+TEST(GemmTuned, OutputReachComesBeforeTheNearestM) {
+  const GemmTuning tuning[] = {
+      {Target::sm90a, fn8, bf16, 32, 1024, 8192, "mid_64x64x128"},    // m x n 1/16 of the call's; distance 4
+      {Target::sm90a, fn8, bf16, 32, 8192, 512, "small_16x64x128"},  // m x n 1/2; distance 1 + 4 = 5
+  };
+  std::string why;
+  EXPECT_STREQ(pick(tuning, fake_problem(32, 16384, 8192), &why), "small_16x64x128");
+  EXPECT_TRUE(starts_with(why, "tuned: fastest measured at 32x8192x512 (nearest tuned M and M x N")) << why;
+// A 16-row call the output entry's 64-row tile pads 4x: refused, and the heuristic decides (not
+  // the m-alone entry, whose small_16x64x128 is also the heuristic's pick: the reason tells them apart).
+  const GemmTuning refused[] = {
+      {Target::sm90a, fn8, bf16, 16, 1024, 8192, "small_16x64x128"},
+      {Target::sm90a, fn8, bf16, 16, 8192, 512, "mid_64x64x128"},
+  };
+  EXPECT_STREQ(pick(refused, fake_problem(16, 16384, 8192), &why), "small_16x64x128");
+  EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 (nearest M and M x N, at 16x8192x512) pads this call to 4x"))
+      << why;
+}
+
+// Reached by m alone, a tile that pads the call much more is refused too.
+TEST(GemmTuned, DecodeReachRefusesATileThatPadsTheCallMuchMore) {
+  const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"}};
+  expect_pick(tuning, fake_problem(16, 1024, 512), "small_16x64x128",
+              "tuned variant mid_64x64x128 (nearest M, at 16x8192x8192) pads this call to 4x the work, the least "
+              "padded 1x; heuristic: least padding (M 16->16, N 1024->1024, K 512->512: 1x the work) among 4 eligible "
+              "of 6 sm90a variants");
 }
 
 // Reached beyond a factor 2, a variant that pads the call over 1.25x the least padded one's work is refused.

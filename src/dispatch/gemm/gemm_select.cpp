@@ -197,8 +197,9 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, st
     const GemmVariant* v = find_variant(variants, tuned->variant);
     passed_over = v == nullptr ? "is not compiled in (FLY_GEMM_FILTER, or renamed since it was measured?)"
                                : refusal(*v, p, target, problem_align);
-    if (passed_over.empty() && reach != Reach::shape && h.best != nullptr &&
-        padded_ratio(*v, p) > kBeyondPaddingSlack * h.best_ratio) {
+    double const slack = h.best != nullptr ? kBeyondPaddingSlack * h.best_ratio : 0.0;
+    if (passed_over.empty() && reach != Reach::shape && h.best != nullptr && padded_ratio(*v, p) > slack &&
+        !same_ratio(padded_ratio(*v, p), slack)) {
       char work[64];
       std::snprintf(work, sizeof work, "%.3gx the work, the least padded %.3gx", padded_ratio(*v, p), h.best_ratio);
       passed_over = std::string("(") + reached + ", at " + shape_text(tuned->m, tuned->n, tuned->k) +
@@ -211,7 +212,7 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, st
                (exact                   ? " (this shape)"
                 : reach == Reach::shape  ? " (nearest tuned shape)"
                 : reach == Reach::output ? " (nearest tuned M and M x N; N or K beyond a factor 2)"
-                                         : " (nearest tuned M; N, K beyond a factor 2)") +
+                                         : " (nearest tuned M; N beyond a factor 2)") +
                " among " + std::to_string(h.eligible) + " eligible of " + std::to_string(h.on_target) + " " +
                target_name(target) + " variants";
       }

@@ -46,7 +46,8 @@ const GemmTuning* nearest_gemm_tuning_by_output(std::span<const GemmTuning> tuni
                                                 Target target);
 
 // Third reach, for decode rows only (m <= kTuningDecodeRows, where a GEMM streams the weight and
-// the tile follows m alone): entries whose m is within a factor 2 (n and k anything).
+// the tile follows m alone; the caller, select_gemm_variant, applies that bound): entries whose m
+// is within a factor 2 (n and k anything).
 inline constexpr int64_t kTuningDecodeRows = 32;
 const GemmTuning* nearest_gemm_tuning_by_m(std::span<const GemmTuning> tuning, const GemmProblem& problem,
                                            Target target);
