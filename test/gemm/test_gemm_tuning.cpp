@@ -56,6 +56,14 @@ void expect_pick(std::span<const GemmTuning> tuning, const GemmProblem& p, const
   EXPECT_EQ(got, why);
 }
 
+// As expect_pick, for a reason known by its start.
+void expect_pick_starting(std::span<const GemmTuning> tuning, const GemmProblem& p, const char* name,
+                          const std::string& why_start) {
+  std::string got;
+  EXPECT_STREQ(pick(tuning, p, &got), name);
+  EXPECT_TRUE(starts_with(got, why_start)) << got;
+}
+
 TEST(GemmTuned, ExactEntryIsChosen) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"}};
   EXPECT_STREQ(pick({}, fake_problem(16, 8192, 8192)), "small_16x64x128");  // the heuristic alone
@@ -76,8 +84,8 @@ TEST(GemmTuned, NearestEntryAmongSeveral) {
   EXPECT_STREQ(pick(tuning, fake_problem(20, 8192, 8192), &why), "mid_64x64x128");
   EXPECT_EQ(why, "tuned: fastest measured at 16x8192x8192 (nearest tuned shape) among 4 eligible of 6 sm90a variants");
   // m = 24: log2(32/24) = 0.42 beats log2(24/16) = 0.58.
-  EXPECT_STREQ(pick(tuning, fake_problem(24, 8192, 8192), &why), "any_64x64x64_a1");
-  EXPECT_TRUE(starts_with(why, "tuned: fastest measured at 32x8192x8192 (nearest tuned shape)")) << why;
+  expect_pick_starting(tuning, fake_problem(24, 8192, 8192), "any_64x64x64_a1",
+                       "tuned: fastest measured at 32x8192x8192 (nearest tuned shape)");
   // m = 100: only 128 is within a factor 2.
   EXPECT_STREQ(pick(tuning, fake_problem(100, 8192, 8192)), "big_128x128x128");
   // m = 64: 32 and 128 are both exactly 1 away: the first listed.
@@ -92,23 +100,19 @@ TEST(GemmTuned, NearestEntryAmongSeveral) {
 
 TEST(GemmTuned, EntryBeyondFactorTwoIsIgnored) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"}};
-  std::string why;
   // The bounds are inclusive: 8 and 32 rows, 4096 and 16384 columns still use the entry ...
   EXPECT_STREQ(pick(tuning, fake_problem(32, 8192, 8192)), "mid_64x64x128");
   EXPECT_STREQ(pick(tuning, fake_problem(8, 8192, 8192)), "mid_64x64x128");
-  EXPECT_STREQ(pick(tuning, fake_problem(16, 16384, 4096), &why), "mid_64x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned: fastest measured at 16x8192x8192 (nearest tuned shape)")) << why;
+  expect_pick_starting(tuning, fake_problem(16, 16384, 4096), "mid_64x64x128",
+                       "tuned: fastest measured at 16x8192x8192 (nearest tuned shape)");
   // ... one past them in m does not: the heuristic, and no word about tuning.
-  EXPECT_STREQ(pick(tuning, fake_problem(33, 8192, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "least padding (M 33->48")) << why;
-  EXPECT_STREQ(pick(tuning, fake_problem(7, 8192, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "least padding (M 7->16")) << why;
+  expect_pick_starting(tuning, fake_problem(33, 8192, 8192), "small_16x64x128", "least padding (M 33->48");
+  expect_pick_starting(tuning, fake_problem(7, 8192, 8192), "small_16x64x128", "least padding (M 7->16");
   EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, fake_problem(16, 8192, 16512), Target::sm90a), nullptr);
   // ... and one past them in n or k leaves only the farther reaches (here by m and m x n), whose
   // mid_64x64x128 pads M = 16 to 64 (4x): refused, the heuristic.
-  EXPECT_STREQ(pick(tuning, fake_problem(16, 16512, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 (nearest M and M x N, at 16x8192x8192) pads this call to 4x"))
-      << why;
+  expect_pick_starting(tuning, fake_problem(16, 16512, 8192), "small_16x64x128",
+                       "tuned variant mid_64x64x128 (nearest M and M x N, at 16x8192x8192) pads this call to 4x");
   EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 3968)), "small_16x64x128");
 }
 
@@ -126,15 +130,16 @@ TEST(GemmTuned, FartherReachesFollowMAndTheOutputSize) {
               "eligible of 6 sm90a variants");
   // The m x n bound is inclusive on both sides: against the 64 x 8192 entry, 64 x 2048 (a quarter)
   // and 64 x 32768 (four times) reach it ...
-  EXPECT_NE(fly::dispatch::nearest_gemm_tuning_by_output(tuning, fake_problem(64, 2048, 1024), Target::sm90a), nullptr);
-  EXPECT_NE(fly::dispatch::nearest_gemm_tuning_by_output(tuning, fake_problem(64, 32768, 1024), Target::sm90a), nullptr);
-  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_output(tuning, fake_problem(64, 32769, 1024), Target::sm90a), nullptr);
+  auto by_output = [&](int64_t n) {
+    return fly::dispatch::nearest_gemm_tuning_by_output(tuning, fake_problem(64, n, 1024), Target::sm90a);
+  };
+  EXPECT_NE(by_output(2048), nullptr);
+  EXPECT_NE(by_output(32768), nullptr);
+  EXPECT_EQ(by_output(32769), nullptr);
   // ... one column fewer than a quarter does not; m = 64 is no decode row, so no third reach: the heuristic.
+  EXPECT_EQ(by_output(2047), nullptr);
   const GemmProblem wide = fake_problem(64, 2047, 1024);
-  EXPECT_EQ(fly::dispatch::nearest_gemm_tuning_by_output(tuning, wide, Target::sm90a), nullptr);
-  std::string why;
-  EXPECT_STREQ(pick(tuning, wide, &why), pick({}, wide));
-  EXPECT_TRUE(starts_with(why, "least padding")) << why;
+  expect_pick_starting(tuning, wide, pick({}, wide), "least padding");
   // m = 32 is within a factor 2 of both entries and equally far from each (n and k match both): the
   // first listed.
   const GemmTuning* both = fly::dispatch::nearest_gemm_tuning_by_m(tuning, fake_problem(32, 1024, 1024), Target::sm90a);
@@ -159,13 +164,11 @@ TEST(GemmTuned, DecodeRowsReachTheNearestTunedM) {
 // 33-row one (its small_16x64x128 is also the heuristic's pick: the reason tells them apart).
 TEST(GemmTuned, DecodeBoundIsTheCallsRows) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 64, 8192, 8192, "small_16x64x128"}};
-  std::string why;
-  EXPECT_STREQ(pick(tuning, fake_problem(32, 1024, 512), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned: fastest measured at 64x8192x8192 (nearest tuned M; N beyond a factor 2)")) << why;
+  expect_pick_starting(tuning, fake_problem(32, 1024, 512), "small_16x64x128",
+                       "tuned: fastest measured at 64x8192x8192 (nearest tuned M; N beyond a factor 2)");
   const GemmProblem past = fake_problem(33, 1024, 512);
   ASSERT_NE(fly::dispatch::nearest_gemm_tuning_by_m(tuning, past, Target::sm90a), nullptr);  // m alone would reach
-  EXPECT_STREQ(pick(tuning, past, &why), pick({}, past));
-  EXPECT_TRUE(starts_with(why, "least padding")) << why;
+  expect_pick_starting(tuning, past, pick({}, past), "least padding");
 }
 
 // The output reach comes first even where an entry reached by m alone is nearer in log2 space, and a
@@ -175,18 +178,16 @@ TEST(GemmTuned, OutputReachComesBeforeTheNearestM) {
       {Target::sm90a, fn8, bf16, 32, 1024, 8192, "mid_64x64x128"},    // m x n 1/16 of the call's; distance 4
       {Target::sm90a, fn8, bf16, 32, 8192, 512, "small_16x64x128"},  // m x n 1/2; distance 1 + 4 = 5
   };
-  std::string why;
-  EXPECT_STREQ(pick(tuning, fake_problem(32, 16384, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned: fastest measured at 32x8192x512 (nearest tuned M and M x N")) << why;
-// A 16-row call the output entry's 64-row tile pads 4x: refused, and the heuristic decides (not
+  expect_pick_starting(tuning, fake_problem(32, 16384, 8192), "small_16x64x128",
+                       "tuned: fastest measured at 32x8192x512 (nearest tuned M and M x N");
+  // A 16-row call the output entry's 64-row tile pads 4x: refused, and the heuristic decides (not
   // the m-alone entry, whose small_16x64x128 is also the heuristic's pick: the reason tells them apart).
   const GemmTuning refused[] = {
       {Target::sm90a, fn8, bf16, 16, 1024, 8192, "small_16x64x128"},
       {Target::sm90a, fn8, bf16, 16, 8192, 512, "mid_64x64x128"},
   };
-  EXPECT_STREQ(pick(refused, fake_problem(16, 16384, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 (nearest M and M x N, at 16x8192x512) pads this call to 4x"))
-      << why;
+  expect_pick_starting(refused, fake_problem(16, 16384, 8192), "small_16x64x128",
+                       "tuned variant mid_64x64x128 (nearest M and M x N, at 16x8192x512) pads this call to 4x");
 }
 
 // Reached by m alone, a tile that pads the call much more is refused too.
@@ -203,11 +204,9 @@ TEST(GemmTuned, FartherReachRefusesATileThatPadsTheCallMuchMore) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 128, 8192, 8192, "big_128x128x128"}};
   // 80 x 4096 x 128 (m x n 3.2x below the entry's): big_128x128x128 pads M to 128 (1.6x the work);
   // small_16x64x128 tiles it exactly.
-  std::string why;
-  EXPECT_STREQ(pick(tuning, fake_problem(80, 4096, 128), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned variant big_128x128x128 (nearest M and M x N, at 128x8192x8192) pads this call "
-                               "to 1.6x the work, the least padded 1x; heuristic: least padding (M 80->80"))
-      << why;
+  expect_pick_starting(tuning, fake_problem(80, 4096, 128), "small_16x64x128",
+                       "tuned variant big_128x128x128 (nearest M and M x N, at 128x8192x8192) pads this call "
+                       "to 1.6x the work, the least padded 1x; heuristic: least padding (M 80->80");
   // 128 x 4000 x 128: 4096 / 4000 for big, 4032 / 4000 for the 64-wide tiles: within the slack.
   EXPECT_STREQ(pick(tuning, fake_problem(128, 4000, 128)), "big_128x128x128");
 }
@@ -224,15 +223,12 @@ TEST(GemmTuned, IneligibleVariantFallsBackToTheHeuristic) {
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"}};
   GemmProblem p = fake_problem(16, 8192, 8196);  // K, lda, ldb = 8196: 4-element alignment; mid needs 16
   ASSERT_EQ(fly::dispatch::gemm_alignment_elems(p), 4);
-  std::string why;
-  EXPECT_STREQ(pick(tuning, p, &why), "any_64x64x64_a1");
-  EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 is not eligible: it needs lda, ldb, A and B aligned to "
-                               "16 elements, this call's alignment is 4; heuristic: least padding (M 16->64"))
-      << why;
+  expect_pick_starting(tuning, p, "any_64x64x64_a1",
+                       "tuned variant mid_64x64x128 is not eligible: it needs lda, ldb, A and B aligned to "
+                       "16 elements, this call's alignment is 4; heuristic: least padding (M 16->64");
   p = fake_problem(16, 8192, 8192);
   p.B = reinterpret_cast<const void*>(uintptr_t{0x20008});  // an 8-byte aligned pointer is enough to refuse
-  EXPECT_STREQ(pick(tuning, p, &why), "any_64x64x64_a1");
-  EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 is not eligible")) << why;
+  expect_pick_starting(tuning, p, "any_64x64x64_a1", "tuned variant mid_64x64x128 is not eligible");
 }
 
 TEST(GemmTuned, VariantThatDoesNotComputeTheCallIsPassedOver) {
@@ -241,17 +237,14 @@ TEST(GemmTuned, VariantThatDoesNotComputeTheCallIsPassedOver) {
   const GemmTuning other_d[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "f16_64x64x128"}};
   const GemmTuning no_launch[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "nolaunch_64x64x128"}};
   const GemmTuning other_target[] = {{Target::sm90a, fn8, bf16, 16, 8192, 8192, "gfx_64x64x128"}};
-  std::string why;
-  EXPECT_STREQ(pick(other_d, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned variant f16_64x64x128 does not compute e4m3fn x e4m3fn -> bf16 (it computes "
-                               "e4m3fn -> f16); heuristic: "))
-      << why;
-  EXPECT_STREQ(pick(no_launch, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned variant nolaunch_64x64x128 does not compute e4m3fn x e4m3fn -> bf16 (it computes "
-                               "e4m3fn -> bf16, without a launch function)"))
-      << why;
-  EXPECT_STREQ(pick(other_target, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned variant gfx_64x64x128 is a gfx942 variant; heuristic: ")) << why;
+  expect_pick_starting(other_d, fake_problem(16, 8192, 8192), "small_16x64x128",
+                       "tuned variant f16_64x64x128 does not compute e4m3fn x e4m3fn -> bf16 (it computes "
+                       "e4m3fn -> f16); heuristic: ");
+  expect_pick_starting(no_launch, fake_problem(16, 8192, 8192), "small_16x64x128",
+                       "tuned variant nolaunch_64x64x128 does not compute e4m3fn x e4m3fn -> bf16 (it computes "
+                       "e4m3fn -> bf16, without a launch function)");
+  expect_pick_starting(other_target, fake_problem(16, 8192, 8192), "small_16x64x128",
+                       "tuned variant gfx_64x64x128 is a gfx942 variant; heuristic: ");
 }
 
 TEST(GemmTuned, OtherDtypesAndTargetsAreIgnored) {
@@ -260,15 +253,13 @@ TEST(GemmTuned, OtherDtypesAndTargetsAreIgnored) {
       {Target::sm90a, FLY_DTYPE_F32, bf16, 16, 8192, 8192, "mid_64x64x128"},    // other A/B
       {Target::gfx942, fn8, bf16, 16, 8192, 8192, "mid_64x64x128"},             // other target
   };
-  std::string why;
-  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 8192), &why), "small_16x64x128");
-  EXPECT_TRUE(starts_with(why, "least padding")) << why;
+  expect_pick_starting(tuning, fake_problem(16, 8192, 8192), "small_16x64x128", "least padding");
   EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, fake_problem(16, 8192, 8192), Target::sm90a), nullptr);
   // The f16 entry applies to an f16 call: it names a bf16 variant, so the heuristic runs, saying so.
   EXPECT_EQ(fly::dispatch::nearest_gemm_tuning(tuning, fake_problem(16, 8192, 8192, fn8, FLY_DTYPE_F16), Target::sm90a),
             &tuning[0]);
-  EXPECT_STREQ(pick(tuning, fake_problem(16, 8192, 8192, fn8, FLY_DTYPE_F16), &why), "f16_64x64x128");
-  EXPECT_TRUE(starts_with(why, "tuned variant mid_64x64x128 does not compute e4m3fn x e4m3fn -> f16")) << why;
+  expect_pick_starting(tuning, fake_problem(16, 8192, 8192, fn8, FLY_DTYPE_F16), "f16_64x64x128",
+                       "tuned variant mid_64x64x128 does not compute e4m3fn x e4m3fn -> f16");
 }
 
 // ---- through a handle: the decision cache keys on the exact shape ----------------------------------
