@@ -26,7 +26,8 @@
 # fly_bench, one pass of its paged-decode rows per named variant (FLY_PA_DECODE_VARIANT, rows of
 # that variant's kv type): compare.txt. PA_LAYOUTS="vllm hnd" adds a pass of the paged-decode rows per
 # cache layout (FLY_BENCH_PA_LAYOUT) to the same file; PA_ORDERS="sequential" a pass with the block
-# tables in pool order (FLY_BENCH_PA_ORDER); PA_ENVS="FLY_PA_DECODE_PDL=0" a pass per environment setting.
+# tables in pool order (FLY_BENCH_PA_ORDER); PA_ENVS="FLY_PA_DECODE_PDL=0" a pass per environment setting
+# (and, under each, the paged-decode GPU tests' per-variant and graph checks: logs/ctest_envs.log).
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 set -uo pipefail
 script_start=$(date +%s)
@@ -122,6 +123,11 @@ if ((status == 0)); then
     for setting in ${PA_ENVS:-}; do  # e.g. FLY_PA_DECODE_PDL=0: the paged-decode rows under that environment
       env "$setting" build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$setting |" | cut -c1-300 >>"$out/compare.txt"
+      # and every variant's reference check under it (the path the setting selects is tested too)
+      echo "== $setting" >>"$logs/ctest_envs.log"
+      env "$setting" build/cuda/test/pa_decode/test_pa_decode_cuda \
+        --gtest_filter='PaDecodeCuda.EveryVariantMatchesTheReference:PaDecodeCuda.GraphReplaySeesNewInputs' \
+        >>"$logs/ctest_envs.log" 2>&1 || status=3
     done
     for order in ${PA_ORDERS:-}; do
       FLY_BENCH_PA_ORDER=$order build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
@@ -167,6 +173,7 @@ grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
 {
   echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench, 5 tune, 6 tune-pa)"
   grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$logs/ctest.log" 2>/dev/null | head -20
+  grep -E "^== |PASSED|FAILED" "$logs/ctest_envs.log" 2>/dev/null | head -20
   echo "== GPU tests"
   grep -E "Cuda\.|Sm90\.|registers" "$logs/ctest.log" 2>/dev/null | grep -vE "^ +Start" | head -40
   echo "== register report (sm_90a origin kernels)"

@@ -270,8 +270,8 @@ typedef struct fly_pa_decode_args {
    NULL, 0, 0, 0, NULL, 0, 0, 0, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, 0, NULL, 0, NULL, NULL,    \
    0.0f, 0.0f, 0, NULL, 0u}
 
-/* The workspace fly_pa_decode needs, in bytes (split-K partial results). Validates the arguments
- * as fly_pa_decode does; reads no tensor data. */
+/* The workspace fly_pa_decode needs, in bytes (split-K partial results and the splits' counters; it
+ * needs no initialisation). Validates the arguments as fly_pa_decode does; reads no tensor data. */
 fly_status_t fly_pa_decode_workspace_size(fly_handle_t handle, const fly_pa_decode_args* args, size_t* bytes);
 
 /* Runs the decode on `stream` (host backend: null stream, synchronous, multi-threaded). On sm_90a

@@ -1,11 +1,13 @@
-// fly::half's device conversion from float (the hardware cvt.rn.f16.f32) against the software
-// encoder that the host uses and test/atom/test_numeric.cpp checks: every one of the 2^32 float
-// bit patterns must give the same 16 bits (rounding, ties, subnormals, overflow, infinities, NaN).
+// fly::half's device conversions (the hardware cvt.rn.f16.f32 and cvt.f32.f16) against the
+// software ones that the host uses and test/atom/test_numeric.cpp checks: every one of the 2^32
+// float bit patterns must give the same 16 bits (rounding, ties, subnormals, overflow, infinities,
+// NaN), and every one of the 2^16 half patterns the same float bits.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "common/cuda_test.hpp"
 #include "fly/numeric/half.hpp"
@@ -33,22 +35,50 @@ __global__ void compare_all(unsigned long long* mismatches, unsigned* first) {
   if (bad != 0) atomicAdd(mismatches, bad);
 }
 
-TEST(NumericCuda, HalfFromFloatMatchesTheSoftwareEncoderForEveryFloat) {
-  FLY_SKIP_WITHOUT_GPU();
+// The host's decoder, spelled out likewise; every half pattern, one a thread.
+__device__ uint32_t software_float_bits(uint16_t h) {
+  if ((h & 0x7FFFu) > 0x7C00u) return (uint32_t(h >> 15) << 31) | 0x7FC00000u | (uint32_t(h & 0x3FFu) << 13);
+  return __float_as_uint(fly::detail::minifloat_decode<fly::detail::binary16_format>(h));
+}
+
+__global__ void compare_all_halves(unsigned long long* mismatches, unsigned* first) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= (1u << 16)) return;
+  const uint16_t h = uint16_t(i);
+  if (__float_as_uint(float(fly::half::from_bits(h))) != software_float_bits(h)) {
+    atomicAdd(mismatches, 1ull);
+    atomicMin(first, i);
+  }
+}
+
+// Runs `launch(mismatches, first)` on zeroed counters; returns (mismatches, smallest mismatching pattern).
+template <class Launch>
+std::pair<unsigned long long, unsigned> mismatches(Launch launch) {
   unsigned long long* d_bad = nullptr;
   unsigned* d_first = nullptr;
-  CUDA_OK(cudaMalloc(&d_bad, sizeof(*d_bad)));
-  CUDA_OK(cudaMalloc(&d_first, sizeof(*d_first)));
-  CUDA_OK(cudaMemset(d_bad, 0, sizeof(*d_bad)));
-  CUDA_OK(cudaMemset(d_first, 0xFF, sizeof(*d_first)));
-  compare_all<<<1024, 256>>>(d_bad, d_first);
-  CUDA_OK(cudaGetLastError());
-  unsigned long long bad = 0;
+  unsigned long long bad = ~0ull;
   unsigned first = 0;
-  CUDA_OK(cudaMemcpy(&bad, d_bad, sizeof(bad), cudaMemcpyDeviceToHost));
-  CUDA_OK(cudaMemcpy(&first, d_first, sizeof(first), cudaMemcpyDeviceToHost));
-  CUDA_OK(cudaFree(d_bad));
-  CUDA_OK(cudaFree(d_first));
+  if (cudaMalloc(&d_bad, sizeof(*d_bad)) == cudaSuccess && cudaMalloc(&d_first, sizeof(*d_first)) == cudaSuccess &&
+      cudaMemset(d_bad, 0, sizeof(*d_bad)) == cudaSuccess && cudaMemset(d_first, 0xFF, sizeof(*d_first)) == cudaSuccess) {
+    launch(d_bad, d_first);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(&bad, d_bad, sizeof(bad), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(&first, d_first, sizeof(first), cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+  cudaFree(d_bad);
+  cudaFree(d_first);
+  return {bad, first};
+}
+
+TEST(NumericCuda, HalfToFloatMatchesTheSoftwareDecoderForEveryHalf) {
+  FLY_SKIP_WITHOUT_GPU();
+  const auto [bad, first] = mismatches([](unsigned long long* b, unsigned* f) { compare_all_halves<<<256, 256>>>(b, f); });
+  EXPECT_EQ(bad, 0u) << "first mismatching half bits 0x" << std::hex << first;
+}
+
+TEST(NumericCuda, HalfFromFloatMatchesTheSoftwareEncoderForEveryFloat) {
+  FLY_SKIP_WITHOUT_GPU();
+  const auto [bad, first] = mismatches([](unsigned long long* b, unsigned* f) { compare_all<<<1024, 256>>>(b, f); });
   EXPECT_EQ(bad, 0u) << "first mismatching float bits 0x" << std::hex << first;
 }
 

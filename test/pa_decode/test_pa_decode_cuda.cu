@@ -10,6 +10,7 @@
 #include <cstring>
 #include <span>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -107,8 +108,8 @@ std::string explain(fly_handle_t h, const fly_pa_decode_args& a) {
   return line;
 }
 
-// Runs `c` on the GPU through variant `v` (its own plan, the workspace the library sizes) and
-// checks it; returns the plan as text.
+// Runs `c` on the GPU through variant `v` (its own plan, the workspace the library sizes, filled
+// with random bytes) and checks it; returns the plan as text.
 std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, PaDecodeCase& c, int sms) {
   DeviceCase d(c);
   EXPECT_NE(d.q, nullptr);
@@ -122,7 +123,14 @@ std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, PaDecodeCase&
   EXPECT_EQ(chosen, &v) << why;
   if (chosen == nullptr) return why;
   const size_t ws = fly::dispatch::pa_decode_workspace_bytes(p);
-  if (ws > 0) EXPECT_EQ(cudaMalloc(&d.workspace, ws), cudaSuccess);
+  if (ws > 0) {
+    // the workspace holds garbage, as the caller's does: the splits' counters need no initial value
+    EXPECT_EQ(cudaMalloc(&d.workspace, ws), cudaSuccess);
+    std::vector<uint8_t> garbage(ws);
+    std::mt19937 rng(uint32_t(ws));
+    for (uint8_t& b : garbage) b = uint8_t(rng());
+    EXPECT_EQ(cudaMemcpy(d.workspace, garbage.data(), ws, cudaMemcpyHostToDevice), cudaSuccess);
+  }
   plan.workspace = d.workspace;
   EXPECT_EQ(v.launch(p, plan, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);

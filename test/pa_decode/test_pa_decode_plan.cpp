@@ -65,7 +65,11 @@ TEST(PaDecodePlan, CoversTheContextOnceWithinTheWorkspace) {
         EXPECT_GE(plan.split_tokens * plan.splits, len);
         EXPECT_LT(plan.split_tokens * (plan.splits - 1), len);
         if (plan.splits > 1) {
-          EXPECT_GT(fly::dispatch::pa_decode_workspace_bytes(p), size_t{0});
+          // the partials, then a counter per (sequence, kv head, row chunk), all inside the workspace
+          const int64_t counters = seqs * p.num_kv_heads * plan.row_chunks;
+          const int64_t end = fly::dispatch::pa_decode_split_counters_offset(p, plan) + 8 * counters;
+          EXPECT_EQ(fly::dispatch::pa_decode_split_counters_offset(p, plan) % 8, 0);
+          EXPECT_LE(size_t(end), fly::dispatch::pa_decode_workspace_bytes(p));
         }
       }
 }

@@ -1,10 +1,13 @@
 // The block -> work mapping every paged-decode kernel shares (pa_decode_work.hpp), on the host: the
 // grid's blocks are the (sequence, kv head, split, row chunk) tuples, each once, row chunk fastest;
 // a block's token bounds and a row's visible tokens agree with a direct computation, and the block
-// visits every token of its split that one of its rows sees.
+// visits every token of its split that one of its rows sees; the splits' arrival count finds the
+// last split of a launch from whatever the workspace held.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
+#include <vector>
 #include <cstdint>
 #include <set>
 #include <tuple>
@@ -16,6 +19,9 @@ namespace {
 using fly::kernels::PaDecodeParams;
 using fly::kernels::pa::BlockWork;
 using fly::kernels::pa::row_tokens;
+using fly::kernels::pa::split_arrival;
+using fly::kernels::pa::split_arrivals;
+using fly::kernels::pa::split_counter;
 using fly::kernels::pa::RowTokens;
 
 PaDecodeParams grid(int32_t seqs, int32_t kv_heads, int32_t splits, int32_t row_chunks) {
@@ -120,3 +126,59 @@ TEST(PaDecodeWork, RowTokensAreCausalWithinTheWindow) {
 }
 
 }  // namespace
+
+namespace {
+
+// `splits` arrivals of one launch (epoch) on `word`, as last_split_arrives makes them: the 1-based
+// arrivals that saw the count complete; the completing one writes the word back to 0.
+std::vector<int> arrive(uint64_t& word, uint32_t epoch, int splits) {
+  std::vector<int> last;
+  for (int a = 1; a <= splits; ++a) {
+    word = split_arrival(word, epoch);
+    if (split_arrivals(word) == uint32_t(splits)) {
+      last.push_back(a);
+      word = 0;
+    }
+  }
+  return last;
+}
+
+}  // namespace
+
+TEST(PaDecodeWork, TheLastSplitOfALaunchMergesWhateverTheWorkspaceHeld) {
+  std::mt19937_64 rng(7);
+  const uint32_t epoch = 12345;
+  std::vector<uint64_t> starts = {0, ~uint64_t{0}, uint64_t(epoch - 1) << 32 | 5, uint64_t(epoch + 1) << 32 | 63,
+                                  uint64_t(epoch - 1) << 32 | 0xffffffffu};
+  for (int i = 0; i < 200; ++i) {
+    const uint64_t r = rng();
+    if ((r >> 32) != epoch) starts.push_back(r);
+  }
+  for (int splits : {2, 3, 17, 64})
+    for (uint64_t start : starts) {
+      uint64_t word = start;
+      EXPECT_EQ(arrive(word, epoch, splits), std::vector<int>{splits}) << std::hex << start;
+      EXPECT_EQ(word, 0u);
+      // a graph replays its launch's epoch: it finds the 0 the last replay left
+      EXPECT_EQ(arrive(word, epoch, splits), std::vector<int>{splits});
+      // a launch that stopped half-way leaves a count the next launch's epoch ignores
+      word = uint64_t(epoch) << 32 | uint32_t(splits / 2);
+      EXPECT_EQ(arrive(word, epoch + 1, splits), std::vector<int>{splits});
+    }
+}
+
+TEST(PaDecodeWork, EachRowChunkHasItsOwnCounter) {
+  for (const auto& p : {grid(1, 8, 32, 1), grid(3, 4, 5, 2), grid(5, 3, 7, 4)}) {
+    const int blocks = p.num_seqs * p.num_kv_heads * p.splits * p.row_chunks;
+    const int64_t counters = int64_t(p.num_seqs) * p.num_kv_heads * p.row_chunks;
+    std::vector<int> splits_on(size_t(counters), 0);
+    for (int b = 0; b < blocks; ++b) {
+      const int64_t c = split_counter(p, BlockWork::at(p, b));
+      ASSERT_GE(c, 0);
+      ASSERT_LT(c, counters);
+      ++splits_on[size_t(c)];
+    }
+    // every counter counts exactly the splits of one (sequence, kv head, row chunk)
+    for (int n : splits_on) EXPECT_EQ(n, p.splits);
+  }
+}

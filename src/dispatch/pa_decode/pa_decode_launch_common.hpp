@@ -60,6 +60,11 @@ inline kernels::PaDecodeParams pa_decode_params(const PaDecodeProblem& p, const 
   return k;
 }
 
+// Where the splits of a plan count themselves in (pa_decode_work.hpp, split_arrival).
+inline uint64_t* pa_decode_split_counters(const PaDecodeProblem& p, const PaDecodePlan& plan) {
+  return reinterpret_cast<uint64_t*>(static_cast<char*>(plan.workspace) + pa_decode_split_counters_offset(p, plan));
+}
+
 // The gfx942 kernels' parameters: fp8 K reaches the e4m3fnuz MFMA as its own bytes (an e4m3fn
 // byte read as e4m3fnuz is half its value) and fp8 V widens to f16 by a shift (value * 2^-7 for
 // e4m3fnuz, 2^-8 for e4m3fn): pa_decode_gfx942_convert.hpp.

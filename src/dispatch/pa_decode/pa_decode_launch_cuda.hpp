@@ -1,5 +1,6 @@
 // Launching a generated paged-decode variant on the caller's CUDA stream: the kernel (one block
-// per sequence x kv head x row chunk x split) and, with several splits, the reduction. No
+// per sequence x kv head x row chunk x split, whose last split of each merges them) or, with
+// FLY_PA_DECODE_FOLD=0, the kernel and a reduction. No
 // allocation, no synchronisation, no device memory read on the host: graph-capturable.
 #pragma once
 
@@ -49,6 +50,24 @@ inline bool programmatic_launch() {
   return on;
 }
 
+// The splits of a call merge themselves, the last to finish a row chunk merging it (no reduce
+// kernel: pa_decode_merge.cuh). FLY_PA_DECODE_FOLD=0 (read once) launches the reduce kernel
+// instead, for measuring what the folding gives.
+inline bool fold_splits() {
+  static const bool on = [] {
+    const char* v = std::getenv("FLY_PA_DECODE_FOLD");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+// A fresh epoch for each launch whose splits count themselves in, 1 .. 2^31 - 1 and around again
+// (pa_decode_work.hpp, split_arrival): shared by every handle and thread of the process.
+inline uint32_t next_split_epoch() {
+  static std::atomic<uint32_t> launches{0};
+  return launches.fetch_add(1, std::memory_order_relaxed) % 0x7fffffffu + 1;
+}
+
 template <class... Params, class... Args>
 cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, int threads, size_t smem, cudaStream_t s,
                              Args&&... args) {
@@ -94,12 +113,17 @@ fly_status_t launch_pa_decode(void (*kernel)(Arg), void (*reduce)(kernels::PaDec
     return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string(fn) + ": cannot give the kernel " +
                                                      std::to_string(Tile::smem_bytes) + " bytes of shared memory: " +
                                                      cudaGetErrorString(e));
-  const kernels::PaDecodeParams params = pa_decode_params(p, plan);
+  kernels::PaDecodeParams params = pa_decode_params(p, plan);
+  const bool folded = plan.splits > 1 && fold_splits();
+  if (folded) {
+    params.split_counters = pa_decode_split_counters(p, plan);
+    params.epoch = next_split_epoch();
+  }
   Arg arg;
   if (fly_status_t s = make_arg(params, arg); s != FLY_STATUS_SUCCESS) return s;
   auto s = static_cast<cudaStream_t>(stream);
   cudaError_t e = launch_dependent(kernel, dim3(unsigned(blocks)), Tile::threads, Tile::smem_bytes, s, arg);
-  if (e == cudaSuccess && plan.splits > 1) e = launch_reduce(reduce, ReduceThreads, params, p.q_type == FLY_DTYPE_BF16, rows, s);
+  if (e == cudaSuccess && plan.splits > 1 && !folded) e = launch_reduce(reduce, ReduceThreads, params, p.q_type == FLY_DTYPE_BF16, rows, s);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
     return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string(fn) + ": kernel launch failed: " + cudaGetErrorString(e));

@@ -62,6 +62,15 @@ int pa_decode_max_splits(int64_t max_seq_len) noexcept;
 // max_seq_len): partial fp32 outputs and (max, sum) pairs for pa_decode_max_splits splits.
 size_t pa_decode_workspace_bytes(const PaDecodeProblem& p) noexcept;
 
+// The workspace's layout for a plan: the partial outputs [split][query row][head_dim], the
+// statistics [split][query row][2] (floats), then, at this byte offset, the splits' counters: a
+// 64-bit word per (sequence, kv head, row chunk), within pa_decode_workspace_bytes (which sizes a
+// word per query row behind the most splits' partials).
+inline int64_t pa_decode_split_counters_offset(const PaDecodeProblem& p, const PaDecodePlan& plan) {
+  const int64_t rows = p.num_seqs * p.q_len * p.num_q_heads;
+  return int64_t(sizeof(float)) * plan.splits * rows * (p.head_dim + 2);
+}
+
 struct PaDecodeTuning;  // pa_decode_tuning.hpp
 
 // The variant and plan for `problem` on a `target` device with `multiprocessors` SMs, or null

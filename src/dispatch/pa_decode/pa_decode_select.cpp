@@ -121,14 +121,16 @@ int pa_decode_max_splits(int64_t max_seq_len) noexcept {
 size_t pa_decode_workspace_bytes(const PaDecodeProblem& p) noexcept {
   const int splits = pa_decode_max_splits(p.max_seq_len);
   if (splits <= 1) return 0;
-  // per split and query row: head_dim partial outputs, then (max, sum); saturates instead of wrapping
-  // (a problem that large fails its allocation, not its arithmetic)
-  size_t bytes = sizeof(float);
-  for (int64_t f : {int64_t(splits), p.num_seqs, p.q_len, p.num_q_heads, p.head_dim + 2}) {
-    if (f > 0 && bytes > SIZE_MAX / size_t(f)) return SIZE_MAX;
-    bytes *= size_t(f);
+  // per split and query row: head_dim partial outputs, then (max, sum); then the splits' counters, a
+  // 64-bit word per query row at most (pa_decode_split_counters). Saturates instead of wrapping (a
+  // problem that large fails its allocation, not its arithmetic).
+  size_t rows = 1;
+  for (int64_t f : {p.num_seqs, p.q_len, p.num_q_heads}) {
+    if (f > 0 && rows > SIZE_MAX / size_t(f)) return SIZE_MAX;
+    rows *= size_t(f);
   }
-  return bytes;
+  const size_t per_row = sizeof(float) * size_t(splits) * size_t(p.head_dim + 2) + sizeof(uint64_t);
+  return rows > SIZE_MAX / per_row ? SIZE_MAX : rows * per_row;
 }
 
 const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant> variants,

@@ -16,21 +16,15 @@
 
 #include "fly/arch/copy_sm90.hpp"
 #include "pa_decode_fragments.cuh"
+#include "pa_decode_merge.cuh"
 #include "pa_decode_params.hpp"
+#include "pa_decode_row_out.cuh"
 #include "pa_decode_work.hpp"
 
 namespace fly::kernels::pa {
 
 __device__ __forceinline__ float load_q_elem(const void* q, int64_t i, bool bf16) {
   return bf16 ? __bfloat162float(static_cast<const __nv_bfloat16*>(q)[i]) : __half2float(static_cast<const __half*>(q)[i]);
-}
-
-__device__ __forceinline__ void store_out_elem(void* out, int64_t i, float v, bool bf16) {
-  if (bf16) {
-    static_cast<__nv_bfloat16*>(out)[i] = __float2bfloat16_rn(v);
-  } else {
-    static_cast<__half*>(out)[i] = __float2half_rn(v);
-  }
 }
 
 // Where a block's query rows come from: row r of the chunk is query row rc * 16 + r of the kv
@@ -127,29 +121,28 @@ __device__ __forceinline__ void for_loop_options(const PaDecodeParams& p, Loop&&
   }
 }
 
-constexpr float kLog2e = 1.4426950408889634f;  // the softmax runs in log2 units
-
-// A finished row's softmax (running max m in log2 units, sum l, both of the visible tokens; m
-// finite) with query head h's attention sink joined to the denominator: m and l updated, and the
-// factor returned that the row's O takes with them (1 without sinks).
-__device__ __forceinline__ float join_sink(const PaDecodeParams& p, int32_t h, float& m, float& l) {
-  if (p.sinks == nullptr) return 1.f;
-  const float sink = __ldg(p.sinks + h) * kLog2e;
-  const float m2 = fmax_nan(m, sink);
-  const float c = exp2f(m - m2);
-  l = l * c + exp2f(sink - m2);
-  m = m2;
-  return c;
+// After a block wrote its split's partials: the block of the last split to finish merges every
+// split's rows (pa_decode_merge.cuh), a warp a row. Called by every computing thread; `scratch` is
+// the epilogue's (a word of it carries the answer across the block).
+template <class Block>
+__device__ void merge_if_last(const PaDecodeParams& p, const RowMap& rows, const BlockWork& w, unsigned char* scratch,
+                              int tid) {
+  volatile int* last = reinterpret_cast<int*>(scratch);  // the epilogue's scratch is read by then
+  sync_compute<Block>();  // every partial of the block is written
+  if (tid == 0) *last = last_split_arrives(p, split_counter(p, w));
+  sync_compute<Block>();
+  if (!*last) return;
+  const bool out_bf16 = Block::kind == KvKind::fp8 ? p.q_bf16 : Block::kind == KvKind::bf16;
+  for (int r = tid >> 5; r < Block::rows && rows.valid(r); r += Block::warps)
+    merge_split_row<Block::head_dim>(p, w.seq, rows.token(r), rows.head(r, w.kv_head), out_bf16, tid & 31);
 }
-
-// The natural log-sum-exp of a row from its max (log2 units) and sum.
-__device__ __forceinline__ float row_lse(float m, float l) { return (m + log2f(l)) * 0.6931471805599453f; }
 
 // Merges the warps' (max, sum, O) per row through `scratch`, then writes out + lse, or the split's
 // partials. Called by every computing thread after the warps stopped reading shared memory.
 template <class Block, class Warp>
-__device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, unsigned char* scratch, int seq,
-                         int kv_head, int split, int tid) {
+__device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, unsigned char* scratch,
+                         const BlockWork& work, int tid) {
+  const int seq = work.seq, kv_head = work.kv_head, split = work.split;
   const int lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
   float* os = reinterpret_cast<float*>(scratch);                          // [warp][row][o_pitch]
   float* ml = os + Block::warps * Block::rows * Block::o_pitch;           // [warp][row][2]
@@ -212,6 +205,7 @@ __device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, 
                    out_bf16);
     if (p.lse != nullptr && d == 0) p.lse[qrow] = lse;
   }
+  if (p.splits > 1 && p.split_counters != nullptr) merge_if_last<Block>(p, rows, work, scratch, tid);
 }
 
 // After the main loop: every copy landed, the reduce (a programmatic dependent launch) may be
@@ -223,7 +217,7 @@ __device__ __forceinline__ void finish(const PaDecodeParams& p, Warp& ws, const 
   fly::cp_async_wait_all();
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   sync_compute<Block>();
-  epilogue<Block>(p, ws, rows, scratch, w.seq, w.kv_head, w.split, tid);
+  epilogue<Block>(p, ws, rows, scratch, w, tid);
 }
 
 }  // namespace fly::kernels::pa

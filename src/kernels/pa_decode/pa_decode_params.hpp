@@ -48,6 +48,10 @@ struct PaDecodeParams {
   int32_t row_chunks, splits, split_tokens;
   float* partial_o;   // splits > 1: [split][query row][head_dim]
   float* partial_ml;  // splits > 1: [split][query row][2] (max in log2 units, sum)
+  // splits > 1: the last split merges (pa_decode_work.hpp, split_arrival) when these are set, else
+  // a reduce kernel does; [seq][kv head][row chunk] words in the workspace, and the launch's epoch
+  uint64_t* split_counters;
+  uint32_t epoch;
 };
 
 // The query row (sequence s, token i, q head h) in [0, num_seqs * q_len * num_q_heads).

@@ -1,4 +1,5 @@
-// The split-K reduction: one block per query row merges the splits' partial outputs (unnormalised,
+// The split-K reduction kernel, where the splits do not merge themselves (pa_decode_merge.cuh; the
+// gfx942 path, and FLY_PA_DECODE_FOLD=0 on sm_90a): one block per query row merges the splits' partial outputs (unnormalised,
 // each relative to its own running max) with the sink, normalises, and writes out and lse.
 //
 // Its cost is latency, not bytes (a row's partials are splits x head_dim floats, most still in L2),
@@ -9,8 +10,8 @@
 
 #include <cstdint>
 
-#include "pa_decode_block.cuh"  // store_out_elem
 #include "pa_decode_params.hpp"
+#include "pa_decode_row_out.cuh"
 
 namespace fly::kernels::pa {
 

@@ -164,7 +164,7 @@ struct RingKernel {
     for_loop_options<T::kind>(p, main_loop);
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
     sync_compute<typename T::Compute>();  // every consumer done with the ring: it becomes the scratch
-    epilogue<typename T::Compute>(p, ws, rows, scratch, w.seq, w.kv_head, w.split, tid);
+    epilogue<typename T::Compute>(p, ws, rows, scratch, w, tid);
   }
 };
 

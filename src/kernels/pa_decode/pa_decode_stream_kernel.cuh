@@ -51,7 +51,8 @@ struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
 };
 
 // One warp's rows of a finished unit, straight from its registers: out and lse (one split: the
-// sink joins the denominator, then normalise) or the split's partial O and (max, sum).
+// sink joins the denominator, then normalise) or the split's partial O and (max, sum), merged with
+// the other splits' by the warp of the last split to finish (pa_decode_merge.cuh).
 template <class Block, class Warp>
 __device__ void write_unit(const PaDecodeParams& p, Warp& ws, const RowMap& rows, const BlockWork& w, int lane) {
   const int g = lane >> 2, t = lane & 3;
@@ -95,6 +96,15 @@ __device__ void write_unit(const PaDecodeParams& p, Warp& ws, const RowMap& rows
         store_out_elem(p.out, base + d_of<Block::kind, Block::v_dim_major>(dj, 2 * t + e), ws.o[dj][2 * rh + e] * c,
                        out_bf16);
     if (p.lse != nullptr && t == 0) p.lse[qrow] = lse;
+  }
+  if (p.splits > 1 && p.split_counters != nullptr) {
+    __syncwarp();  // the warp's partials are written
+    bool last = false;
+    if (lane == 0) last = last_split_arrives(p, split_counter(p, w));
+    if (__shfl_sync(0xffffffffu, last, 0)) {
+      for (int r = 0; r < Block::rows && rows.valid(r); ++r)
+        merge_split_row<Block::head_dim>(p, w.seq, rows.token(r), rows.head(r, w.kv_head), out_bf16, lane);
+    }
   }
 }
 
