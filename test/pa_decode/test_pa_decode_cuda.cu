@@ -127,7 +127,7 @@ std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, PaDecodeCase&
     // the workspace holds garbage, as the caller's does: the splits' counters need no initial value
     EXPECT_EQ(cudaMalloc(&d.workspace, ws), cudaSuccess);
     std::vector<uint8_t> garbage(ws);
-    std::mt19937 rng(uint32_t(ws));
+    std::mt19937 rng{uint32_t(ws)};
     for (uint8_t& b : garbage) b = uint8_t(rng());
     EXPECT_EQ(cudaMemcpy(d.workspace, garbage.data(), ws, cudaMemcpyHostToDevice), cudaSuccess);
   }
