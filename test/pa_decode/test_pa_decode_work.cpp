@@ -19,8 +19,8 @@ namespace {
 using fly::kernels::PaDecodeParams;
 using fly::kernels::pa::BlockWork;
 using fly::kernels::pa::row_tokens;
-using fly::kernels::pa::split_arrival;
 using fly::kernels::pa::split_arrivals;
+using fly::kernels::pa::split_counter_claimed;
 using fly::kernels::pa::split_counter;
 using fly::kernels::pa::RowTokens;
 
@@ -134,7 +134,7 @@ namespace {
 std::vector<int> arrive(uint64_t& word, uint32_t epoch, int splits) {
   std::vector<int> last;
   for (int a = 1; a <= splits; ++a) {
-    word = split_arrival(word, epoch);
+    word = split_counter_claimed(word, epoch) + 1;
     if (split_arrivals(word) == uint32_t(splits)) {
       last.push_back(a);
       word = 0;

@@ -60,7 +60,7 @@ inline kernels::PaDecodeParams pa_decode_params(const PaDecodeProblem& p, const 
   return k;
 }
 
-// Where the splits of a plan count themselves in (pa_decode_work.hpp, split_arrival).
+// Where the splits of a plan count themselves in (pa_decode_work.hpp, split_counter_claimed).
 inline uint64_t* pa_decode_split_counters(const PaDecodeProblem& p, const PaDecodePlan& plan) {
   return reinterpret_cast<uint64_t*>(static_cast<char*>(plan.workspace) + pa_decode_split_counters_offset(p, plan));
 }

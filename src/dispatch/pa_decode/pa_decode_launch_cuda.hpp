@@ -1,6 +1,6 @@
 // Launching a generated paged-decode variant on the caller's CUDA stream: the kernel (one block
-// per sequence x kv head x row chunk x split, whose last split of each merges them) or, with
-// FLY_PA_DECODE_FOLD=0, the kernel and a reduction. No
+// per sequence x kv head x row chunk x split) and, with several splits, a reduction (or, with
+// FLY_PA_DECODE_FOLD=1, the kernel alone, its last split of each row chunk merging them). No
 // allocation, no synchronisation, no device memory read on the host: graph-capturable.
 #pragma once
 
@@ -50,19 +50,21 @@ inline bool programmatic_launch() {
   return on;
 }
 
-// The splits of a call merge themselves, the last to finish a row chunk merging it (no reduce
-// kernel: pa_decode_merge.cuh). FLY_PA_DECODE_FOLD=0 (read once) launches the reduce kernel
-// instead, for measuring what the folding gives.
+// FLY_PA_DECODE_FOLD=1 (read once): the splits of a call merge themselves, the last to finish a
+// row chunk merging it, and no reduce kernel runs (pa_decode_merge.cuh). Off by default: on the
+// H200 it ties the reduce kernel from 4 splits up and loses 2.4-3.3 us at batch 1 (32 and 47
+// splits), where one warp's merge of a row is a chain of L2 round trips that the reduce kernel's
+// 256 threads a row issue at once (docs/pa-decode.md, Split-K).
 inline bool fold_splits() {
   static const bool on = [] {
     const char* v = std::getenv("FLY_PA_DECODE_FOLD");
-    return v == nullptr || std::strcmp(v, "0") != 0;
+    return v != nullptr && std::strcmp(v, "1") == 0;
   }();
   return on;
 }
 
 // A fresh epoch for each launch whose splits count themselves in, 1 .. 2^31 - 1 and around again
-// (pa_decode_work.hpp, split_arrival): shared by every handle and thread of the process.
+// (pa_decode_work.hpp, split_counter_claimed): shared by every handle and thread of the process.
 inline uint32_t next_split_epoch() {
   static std::atomic<uint32_t> launches{0};
   return launches.fetch_add(1, std::memory_order_relaxed) % 0x7fffffffu + 1;

@@ -1,6 +1,6 @@
 // Split-K's merge folded into the decode: the split that finishes a (sequence, kv head, row chunk)
 // last reads every split's partials of its rows (still in L2) and writes out and lse, so no reduce
-// kernel waits for the whole grid (pa_decode_work.hpp, split_arrival, says how the count works on
+// kernel waits for the whole grid (pa_decode_work.hpp, split_counter_claimed, says how the count works on
 // a workspace nothing initialises). A warp merges one query row: lane k holds the statistics of
 // splits k and k + 32 and the head_dim / 32 elements [k * head_dim / 32, ...) of every split.
 #pragma once
@@ -23,14 +23,13 @@ constexpr int kMaxMergedSplits = 64;  // pa_decode_max_splits: a warp's lanes ho
 __device__ __forceinline__ bool last_split_arrives(const PaDecodeParams& p, int64_t counter) {
   auto* word = reinterpret_cast<unsigned long long*>(p.split_counters + counter);
   __threadfence();
-  unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(word), next;
-  for (;;) {
-    next = split_arrival(seen, p.epoch);
-    const unsigned long long was = atomicCAS(word, seen, next);
-    if (was == seen) break;
-    seen = was;
+  unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(word);
+  while ((seen >> 32) != p.epoch) {  // another launch's word: claim it (at most one round lost)
+    const unsigned long long claimed = split_counter_claimed(seen, p.epoch);
+    const unsigned long long was = atomicCAS(word, seen, claimed);
+    seen = was == seen ? claimed : was;
   }
-  const bool last = split_arrivals(next) == uint32_t(p.splits);
+  const bool last = split_arrivals(atomicAdd(word, 1ull)) + 1 == uint32_t(p.splits);
   if (last) *reinterpret_cast<volatile unsigned long long*>(word) = 0;  // no other split of this launch comes
   __threadfence();
   return last;

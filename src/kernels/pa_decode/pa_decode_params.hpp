@@ -48,7 +48,7 @@ struct PaDecodeParams {
   int32_t row_chunks, splits, split_tokens;
   float* partial_o;   // splits > 1: [split][query row][head_dim]
   float* partial_ml;  // splits > 1: [split][query row][2] (max in log2 units, sum)
-  // splits > 1: the last split merges (pa_decode_work.hpp, split_arrival) when these are set, else
+  // splits > 1: the last split merges (pa_decode_work.hpp, split_counter_claimed) when these are set, else
   // a reduce kernel does; [seq][kv head][row chunk] words in the workspace, and the launch's epoch
   uint64_t* split_counters;
   uint32_t epoch;

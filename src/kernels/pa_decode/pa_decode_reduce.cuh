@@ -1,5 +1,5 @@
 // The split-K reduction kernel, where the splits do not merge themselves (pa_decode_merge.cuh; the
-// gfx942 path, and FLY_PA_DECODE_FOLD=0 on sm_90a): one block per query row merges the splits' partial outputs (unnormalised,
+// gfx942 path, and sm_90a unless FLY_PA_DECODE_FOLD=1): one block per query row merges the splits' partial outputs (unnormalised,
 // each relative to its own running max) with the sink, normalises, and writes out and lse.
 //
 // Its cost is latency, not bytes (a row's partials are splits x head_dim floats, most still in L2),

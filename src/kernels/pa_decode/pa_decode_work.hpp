@@ -47,13 +47,15 @@ struct BlockWork {
 // Split-K without a reduce kernel: the split that finishes a (sequence, kv head, row chunk) last
 // merges the splits' partials (pa_decode_merge.cuh). Each finished split counts itself in on a
 // 64-bit word of the caller's workspace, which nothing initialises: the word holds (epoch << 32 |
-// count), the launcher numbers its launches (epochs 1 .. 2^31 - 1), and an arrival whose epoch
-// differs from the word's starts the count afresh, so an earlier call's leftovers and the
-// workspace's first garbage (unless its high half equals this launch's epoch) count as nothing. The
-// merging split writes the word back to 0, so a replayed graph (its launch's epoch frozen at
-// capture) finds what its last replay left.
-FLY_HOST_DEVICE constexpr uint64_t split_arrival(uint64_t word, uint32_t epoch) {
-  return (word >> 32) == epoch ? word + 1 : (uint64_t(epoch) << 32 | 1u);
+// count) and the launcher numbers its launches (epochs 1 .. 2^31 - 1). An arrival that finds
+// another epoch's word claims it (a compare-and-swap to this epoch, count 0; of the arrivals that
+// race for it one wins and the rest see the winner's word), then every arrival adds 1: one atomic
+// add each, not a compare-and-swap loop that 32 or more finishing splits retry one by one. An
+// earlier call's leftovers and the workspace's first garbage (unless its high half equals this
+// launch's epoch) count as nothing. The merging split writes the word back to 0, so a replayed
+// graph (its launch's epoch frozen at capture) finds what its last replay left.
+FLY_HOST_DEVICE constexpr uint64_t split_counter_claimed(uint64_t word, uint32_t epoch) {
+  return (word >> 32) == epoch ? word : uint64_t(epoch) << 32;
 }
 FLY_HOST_DEVICE constexpr uint32_t split_arrivals(uint64_t word) { return uint32_t(word); }
 
