@@ -121,8 +121,9 @@ __device__ __forceinline__ void for_loop_options(const PaDecodeParams& p, Loop&&
   }
 }
 
-// After a block wrote its split's partials: the block of the last split to finish merges every
-// split's rows (pa_decode_merge.cuh), a warp a row. Called by every computing thread; `scratch` is
+// After a block wrote its split's partials, when the launcher set the counters
+// (FLY_PA_DECODE_FOLD=1): the block of the last split to finish merges every split's rows
+// (pa_decode_merge.cuh), a warp a row. Called by every computing thread; `scratch` is
 // the epilogue's (a word of it carries the answer across the block).
 template <class Block>
 __device__ void merge_if_last(const PaDecodeParams& p, const RowMap& rows, const BlockWork& w, unsigned char* scratch,

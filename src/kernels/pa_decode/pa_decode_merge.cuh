@@ -1,4 +1,5 @@
-// Split-K's merge folded into the decode: the split that finishes a (sequence, kv head, row chunk)
+// Split-K's merge folded into the decode (FLY_PA_DECODE_FOLD=1; off by default, slower at batch 1:
+// docs/pa-decode.md): the split that finishes a (sequence, kv head, row chunk)
 // last reads every split's partials of its rows (still in L2) and writes out and lse, so no reduce
 // kernel waits for the whole grid (pa_decode_work.hpp, split_counter_claimed, says how the count works on
 // a workspace nothing initialises). A warp merges one query row: lane k holds the statistics of

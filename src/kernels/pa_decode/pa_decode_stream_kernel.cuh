@@ -52,7 +52,8 @@ struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
 
 // One warp's rows of a finished unit, straight from its registers: out and lse (one split: the
 // sink joins the denominator, then normalise) or the split's partial O and (max, sum), merged with
-// the other splits' by the warp of the last split to finish (pa_decode_merge.cuh).
+// the other splits' by the reduce kernel or, with FLY_PA_DECODE_FOLD=1, by the warp of the last
+// split to finish (pa_decode_merge.cuh).
 template <class Block, class Warp>
 __device__ void write_unit(const PaDecodeParams& p, Warp& ws, const RowMap& rows, const BlockWork& w, int lane) {
   const int g = lane >> 2, t = lane & 3;
