@@ -130,12 +130,22 @@ TEST(PaDecodeWork, RowTokensAreCausalWithinTheWindow) {
 namespace {
 
 // `splits` arrivals of one launch (epoch) on `word`, as last_split_arrives makes them: the 1-based
-// arrivals that saw the count complete; the completing one writes the word back to 0.
-std::vector<int> arrive(uint64_t& word, uint32_t epoch, int splits) {
+// arrivals that saw the count complete; the completing one writes the word back to 0. `racing`:
+// every arrival reads the word before the first claims it, so all but the first lose their
+// compare-and-swap and must count on the winner's word.
+std::vector<int> arrive(uint64_t& word, uint32_t epoch, int splits, bool racing = false) {
   std::vector<int> last;
+  const uint64_t first_read = word;
   for (int a = 1; a <= splits; ++a) {
-    word = split_counter_claimed(word, epoch) + 1;
-    if (split_arrivals(word) == uint32_t(splits)) {
+    uint64_t seen = racing ? first_read : word;
+    for (int tries = 0; (seen >> 32) != epoch && tries < 2; ++tries) {  // the compare-and-swap
+      const uint64_t claimed = split_counter_claimed(seen, epoch);
+      if (word == seen) word = claimed;
+      seen = word;
+    }
+    if ((seen >> 32) != epoch) return {-a};  // the device loop would not have ended after one lost race
+    const uint64_t before = word++;  // the atomic add
+    if (split_arrivals(before) + 1 == uint32_t(splits)) {
       last.push_back(a);
       word = 0;
     }
@@ -158,6 +168,9 @@ TEST(PaDecodeWork, TheLastSplitOfALaunchMergesWhateverTheWorkspaceHeld) {
     for (uint64_t start : starts) {
       uint64_t word = start;
       EXPECT_EQ(arrive(word, epoch, splits), std::vector<int>{splits}) << std::hex << start;
+      EXPECT_EQ(word, 0u);
+      word = start;
+      EXPECT_EQ(arrive(word, epoch, splits, /*racing=*/true), std::vector<int>{splits}) << std::hex << start;
       EXPECT_EQ(word, 0u);
       // a graph replays its launch's epoch: it finds the 0 the last replay left
       EXPECT_EQ(arrive(word, epoch, splits), std::vector<int>{splits});
