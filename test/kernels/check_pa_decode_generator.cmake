@@ -1,6 +1,6 @@
 # cmake -DGEN=<fly_pa_decode_generator> -DTABLE=<table> -DOUT=<dir> -P check_pa_decode_generator.cmake
 # The paged-decode generator accepts the valid cells of its kernels (block steps, per-warp
-# pipelines cp.async- or TMA-fed, persistent or not, shared rings; gfx942 tokens:waves:bufBits cells), rejects each invalid one
+# pipelines cp.async- or TMA-fed, persistent or not, of 16 or 8 rows, shared rings; gfx942 tokens:waves:bufBits cells), rejects each invalid one
 # with the reason, and writes one file per accepted cell.
 include(${CMAKE_CURRENT_LIST_DIR}/generator_checks.cmake)
 fly_run_generator(out --targets sm90a,gfx942 --registry sm90a)
@@ -37,5 +37,9 @@ set(expect
   "file sm90a [^\n]*/pa_decode_sm90a_d128_fp8_vtok_t16w4s3pstma.cu"
   "reject pa_decode_sm90a_d128_bf16_vtok_t16w8s4ps: 8 warps of 4 stages need [0-9]+ bytes of shared memory"
   "reject pa_decode_sm90a_d128_bf16_vdim_t16w4s3pstma: TMA boxes feed token-major tiles"
-  "registry [^\n]* 6\n")
+  "file sm90a [^\n]*/pa_decode_sm90a_d128_bf16_vtok_t16w4s3pwn8.cu"
+  "file sm90a [^\n]*/pa_decode_sm90a_d128_fp8_vtok_t16w4s4tman8.cu"
+  "reject pa_decode_sm90a_d128_bf16_vdim_t16w4s3pwn8: the 8-row \\(n8\\) products read V\\^T from token-major tiles"
+  "reject pa_decode_sm90a_d128_bf16_vtok_t64w4s2n8: the 8-row \\(n8\\) products run in per-warp pipelines only"
+  "registry [^\n]* 8\n")
 fly_check_generator_output("${out}" ${expect})

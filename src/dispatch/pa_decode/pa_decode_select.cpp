@@ -145,7 +145,8 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     if (!eligible(v, p, target)) continue;
     if (forced_variant() != nullptr && std::string(v.name) != forced_variant()) continue;
     ++eligible_count;
-    // fewest row chunks (each re-reads the cache, from L2 at best), then per-warp pipelines (more
+    // fewest row chunks (each re-reads the cache, from L2 at best), then the fewest rows computed
+    // (an 8-row variant where group x q_len <= 8: half the MMAs), then per-warp pipelines (more
     // of the ring in flight, docs/pa-decode.md), among them the persistent ones where the batch
     // alone gives most warps a unit (no block prologue or merge between units; with fewer units
     // they must split contexts, and lose to blocks of warps: docs/pa-decode.md, "Persistent
@@ -160,7 +161,7 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
       return 4 * units >= 3 * plan_slots(x, multiprocessors) ? 1 : -1;
     };
     auto rank = [&](const PaDecodeVariant& x) {
-      return std::make_tuple(-chunks(x), x.ring ? 0 : 1, x.per_warp ? 1 : 0, persistent_fit(x), x.tma ? 1 : 0,
+      return std::make_tuple(-chunks(x), -chunks(x) * x.rows_per_block, x.ring ? 0 : 1, x.per_warp ? 1 : 0, persistent_fit(x), x.tma ? 1 : 0,
                              int64_t(x.tokens_per_step) * x.stages, x.load_bits);
     };
     if (best == nullptr || rank(v) > rank(*best)) best = &v;

@@ -75,14 +75,14 @@ __device__ void stage_q(const PaDecodeParams& p, uint16_t* qs, const RowMap& row
   }
 }
 
-// The tokens each of a lane's two rows (g and g + 8) sees: causal up to the query itself, and the
+// The tokens each of a lane's two rows (Warp::row_of) sees: causal up to the query itself, and the
 // window when one is set; rows past the group x q_len see none (hi < lo).
 template <class Warp>
 __device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p, const RowMap& rows, int32_t len,
                                                int lane) {
 #pragma unroll
   for (int rh = 0; rh < 2; ++rh) {
-    const int r = (lane >> 2) + 8 * rh;
+    const int r = Warp::row_of(rh, lane);
     if (rows.valid(r)) {
       const RowTokens seen = row_tokens(p, len, rows.token(r));
       ws.lo[rh] = seen.lo;
@@ -144,25 +144,10 @@ template <class Block, class Warp>
 __device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, unsigned char* scratch,
                          const BlockWork& work, int tid) {
   const int seq = work.seq, kv_head = work.kv_head, split = work.split;
-  const int lane = tid & 31, warp = tid >> 5, g = lane >> 2, t = lane & 3;
+  const int lane = tid & 31, warp = tid >> 5;
   float* os = reinterpret_cast<float*>(scratch);                          // [warp][row][o_pitch]
   float* ml = os + Block::warps * Block::rows * Block::o_pitch;           // [warp][row][2]
-#pragma unroll
-  for (int rh = 0; rh < 2; ++rh) {
-    ws.l[rh] += __shfl_xor_sync(0xffffffffu, ws.l[rh], 1);
-    ws.l[rh] += __shfl_xor_sync(0xffffffffu, ws.l[rh], 2);
-    const int r = g + 8 * rh;
-    if (t == 0) {
-      ml[(warp * Block::rows + r) * 2] = ws.m[rh];
-      ml[(warp * Block::rows + r) * 2 + 1] = ws.l[rh];
-    }
-#pragma unroll
-    for (int dj = 0; dj < Warp::nd; ++dj)
-#pragma unroll
-      for (int e = 0; e < 2; ++e)
-        os[(warp * Block::rows + r) * Block::o_pitch + d_of<Block::kind, Block::v_dim_major>(dj, 2 * t + e)] =
-            ws.o[dj][2 * rh + e];
-  }
+  ws.template stash<Block::o_pitch>(os + warp * Block::rows * Block::o_pitch, ml + warp * Block::rows * 2, lane);
   sync_compute<Block>();
   const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
   const bool out_bf16 = Block::kind == KvKind::fp8 ? p.q_bf16 : Block::kind == KvKind::bf16;

@@ -25,8 +25,8 @@ __device__ __forceinline__ bool last_split_arrives(const PaDecodeParams& p, int6
   auto* word = reinterpret_cast<unsigned long long*>(p.split_counters + counter);
   __threadfence();
   unsigned long long seen = *reinterpret_cast<volatile unsigned long long*>(word);
-  while ((seen >> 32) != p.epoch) {  // another launch's word: claim it (at most one round lost)
-    const unsigned long long claimed = split_counter_claimed(seen, p.epoch);
+  // another launch's word: claim it (at most one round lost)
+  for (unsigned long long claimed; (claimed = split_counter_claimed(seen, p.epoch)) != seen;) {
     const unsigned long long was = atomicCAS(word, seen, claimed);
     seen = was == seen ? claimed : was;
   }

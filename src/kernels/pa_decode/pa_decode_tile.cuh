@@ -1,5 +1,6 @@
-// The shape of one paged-decode block (a cell of pa_decode/variants.txt): 16 query rows (the group's
-// query heads x new tokens of one kv head), TokensPerStep context tokens per pipeline stage split
+// The shape of one paged-decode block (a cell of pa_decode/variants.txt): Rows query rows (16: one
+// m16 MMA tile; 8: the n8 of the token-major products, pa_decode_warp_n8.cuh) of the group's query
+// heads x new tokens of one kv head, TokensPerStep context tokens per pipeline stage split
 // among Warps warps, Stages stages of K and V tiles in shared memory.
 #pragma once
 
@@ -23,12 +24,12 @@ constexpr int resident_blocks(int smem_bytes, int threads, int head_dim) {
   return fit < 1 ? 1 : fit > 4 ? 4 : fit;
 }
 
-template <int HeadDim, KvKind Kind, bool VDimMajor, int TokensPerStep, int Warps, int Stages>
+template <int HeadDim, KvKind Kind, bool VDimMajor, int TokensPerStep, int Warps, int Stages, int Rows = 16>
 struct Tile {
   static constexpr int head_dim = HeadDim;
   static constexpr KvKind kind = Kind;
   static constexpr bool v_dim_major = VDimMajor;
-  static constexpr int rows = 16;  // one m16 MMA row tile
+  static constexpr int rows = Rows;  // query rows: one m16 MMA row tile, or (8) the n8 of S^T and O^T
   static constexpr int tokens = TokensPerStep;
   static constexpr int warps = Warps;
   static constexpr int threads = 32 * Warps;
@@ -61,6 +62,7 @@ struct Tile {
   static constexpr int smem_bytes = q_bytes + ring_bytes + table_bytes;
   static constexpr int min_blocks = resident_blocks(smem_bytes, threads, HeadDim);
 
+  static_assert(Rows == 16 || Rows == 8, "a block computes 16 query rows (m16) or 8 (n8)");
   static_assert(HeadDim % 64 == 0, "head_dim is a multiple of 64 (64, 128, 256)");
   static_assert(warp_tokens % 16 == 0 && warp_tokens * Warps == TokensPerStep,
                 "every warp takes a multiple of 16 tokens of each step");

@@ -17,11 +17,16 @@ struct WarpState {
   static constexpr int nd = T::head_dim / 8;        // O tiles
   static constexpr float log2e = 1.4426950408889634f;
 
+  using Scores = float[nj][4];  // S, then P, of one group
+
   float o[nd][4];
   float m[2];   // running max of each row, log2 units
   float l[2];   // running sum (this lane's columns; summed over the quad at the end)
   int32_t lo[2], hi[2];  // the tokens each row sees: lo <= t <= hi (hi < lo: none)
   uint32_t qa[T::q_in_registers ? kd : 1][4];
+
+  // The query row (of the block's 16) of a lane's row slot rh.
+  __device__ static int row_of(int rh, int lane) { return (lane >> 2) + 8 * rh; }
 
   __device__ void init() {
 #pragma unroll
@@ -202,6 +207,27 @@ struct WarpState {
             mma<T::kind>(o[4 * dq + q], a, fp8x2_to_f16x2<Fnuz, BytePair::b01>(d[q]), fp8x2_to_f16x2<Fnuz, BytePair::b23>(d[q]));
         }
       }
+    }
+  }
+
+  // The epilogue's input: this warp's (max, sum) of each row into ml[row][2] and its O into
+  // os[row][OPitch] (rows of the block's Rows; the warp's own slice of both).
+  template <int OPitch>
+  __device__ void stash(float* os, float* ml, int lane) {
+    const int t = lane & 3;
+#pragma unroll
+    for (int rh = 0; rh < 2; ++rh) {
+      l[rh] += __shfl_xor_sync(0xffffffffu, l[rh], 1);
+      l[rh] += __shfl_xor_sync(0xffffffffu, l[rh], 2);
+      const int r = row_of(rh, lane);
+      if (t == 0) {
+        ml[2 * r] = m[rh];
+        ml[2 * r + 1] = l[rh];
+      }
+#pragma unroll
+      for (int dj = 0; dj < nd; ++dj)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) os[r * OPitch + d_of<T::kind, T::v_dim_major>(dj, 2 * t + e)] = o[dj][2 * rh + e];
     }
   }
 };

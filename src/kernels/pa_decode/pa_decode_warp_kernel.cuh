@@ -17,6 +17,7 @@
 #include "pa_decode_params.hpp"
 #include "pa_decode_tile.cuh"
 #include "pa_decode_warp.cuh"
+#include "pa_decode_warp_n8.cuh"
 #include "pa_decode_warp_feed.cuh"
 
 namespace fly::kernels::pa {
@@ -25,9 +26,9 @@ namespace fly::kernels::pa {
 // held in registers or read from shared memory at every group. A TMA-fed stage holds each tile as
 // its 128-byte parts, one box each ([part][16 rows][128 bytes]), in the tensor map's 128-byte
 // swizzle: chunk c of a row sits at (c % 8) ^ (row % 8) within its part.
-template <int HeadDim, KvKind Kind, bool VDimMajor, bool QInRegisters, bool Tma>
-struct WarpStep : Tile<HeadDim, Kind, VDimMajor, 16, 1, 2> {
-  using Base = Tile<HeadDim, Kind, VDimMajor, 16, 1, 2>;
+template <int HeadDim, KvKind Kind, bool VDimMajor, bool QInRegisters, bool Tma, int Rows = 16>
+struct WarpStep : Tile<HeadDim, Kind, VDimMajor, 16, 1, 2, Rows> {
+  using Base = Tile<HeadDim, Kind, VDimMajor, 16, 1, 2, Rows>;
   static constexpr bool q_in_registers = QInRegisters;
   __device__ static int kv_chunk(int row, int c) {
     if constexpr (Tma) {
@@ -41,9 +42,9 @@ struct WarpStep : Tile<HeadDim, Kind, VDimMajor, 16, 1, 2> {
 // What every block of 16-token groups shares, however its stages are fed (WarpTile: a ring per
 // warp; RingTile: one ring and a producer warp): one group's stage, Q's staging and the epilogue's
 // pitch.
-template <int HeadDim, KvKind Kind, bool VDimMajor>
+template <int HeadDim, KvKind Kind, bool VDimMajor, int Rows = 16>
 struct GroupShape {
-  using Shape = Tile<HeadDim, Kind, VDimMajor, 16, 1, 2>;
+  using Shape = Tile<HeadDim, Kind, VDimMajor, 16, 1, 2, Rows>;
   static constexpr int head_dim = HeadDim;
   static constexpr KvKind kind = Kind;
   static constexpr bool v_dim_major = VDimMajor;
@@ -55,19 +56,21 @@ struct GroupShape {
 };
 
 // ... with `Warps` computing warps: the block as Q's staging and the epilogue see it (pa_decode_block.cuh).
-template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps>
-struct GroupBlock : GroupShape<HeadDim, Kind, VDimMajor> {
-  using Group = GroupShape<HeadDim, Kind, VDimMajor>;
+template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Rows = 16>
+struct GroupBlock : GroupShape<HeadDim, Kind, VDimMajor, Rows> {
+  using Group = GroupShape<HeadDim, Kind, VDimMajor, Rows>;
   static constexpr int warps = Warps;
   static constexpr int threads = 32 * Warps;
   static constexpr int epilogue_bytes = Warps * Group::rows * (Group::o_pitch + 2) * 4;
 };
 
 // A block of Warps warps, each with a ring of Stages stages of one 16-token group (K and V tiles),
-// filled by cp.async or (Tma) by TMA boxes (pa_decode_warp_feed.cuh).
-template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages, bool Tma = false>
-struct WarpTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
-  using Block = GroupBlock<HeadDim, Kind, VDimMajor, Warps>;
+// filled by cp.async or (Tma) by TMA boxes (pa_decode_warp_feed.cuh), computing Rows query rows:
+// 16 (Q K^T with the rows as the MMA's M, pa_decode_warp.cuh) or 8 (K Q^T with the tokens as M and
+// the rows as N: half the MMAs and softmax work, pa_decode_warp_n8.cuh).
+template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages, bool Tma = false, int Rows = 16>
+struct WarpTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps, Rows> {
+  using Block = GroupBlock<HeadDim, Kind, VDimMajor, Warps, Rows>;
   static constexpr bool tma = Tma;
   static constexpr int stages = Stages;
   static constexpr int tokens = 16 * Warps;  // a block step: one group per warp (the split plan's unit)
@@ -82,9 +85,10 @@ struct WarpTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
   static constexpr int min_blocks = resident_blocks(smem_bytes, Block::threads, HeadDim);
   // Q in registers (32 for d128) where shared memory already limits the SM to two blocks, so the
   // registers are there (reading Q from shared memory costs 32 loads per group); with three blocks
-  // the 168-register budget would spill.
-  static constexpr bool q_in_registers = min_blocks <= 2;
-  using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers, Tma>;
+  // the 168-register budget would spill. The 8-row state always holds its 16.
+  static constexpr bool q_in_registers = Rows == 8 || min_blocks <= 2;
+  using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers, Tma, Rows>;
+  using State = std::conditional_t<Rows == 8, WarpStateN8<Step>, WarpState<Step>>;
 
   static_assert(Stages >= 2, "a warp's pipeline keeps at least one stage loading");
   static_assert(!Tma || !VDimMajor, "TMA feeds token-major tiles (NHD, HND); vLLM's cache takes cp.async");
@@ -150,7 +154,7 @@ struct WarpKernel {
     stage_q<T>(p, qs, rows, w.seq, w.kv_head, tid);
     __syncthreads();
 
-    WarpState<Step> ws;
+    typename T::State ws;
     ws.init();
     ws.load_q(qs, lane);
     set_row_bounds(ws, p, rows, w.len, lane);
@@ -168,7 +172,7 @@ struct WarpKernel {
         feed.commit();
         pending[0] = pending[1];
         if (next + 2 < n) pending[1] = lookup(next + 2);
-        float s[WarpState<Step>::nj][4];
+        typename T::State::Scores s;
         ws.template qk<kFnuz>(s, qs, g.stage, 0, lane);
         ws.template softmax<decltype(capped)::value>(s, g.tok0, scale, p.softcap, lane);
         ws.template pv<kFnuz>(s, g.stage + Step::tile_bytes, 0, lane);

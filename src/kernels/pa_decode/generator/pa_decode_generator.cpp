@@ -29,6 +29,7 @@ struct Cell {
   bool tma = false;       // ... fed by TMA boxes instead of cp.async (pa_decode_warp_feed.cuh)
   bool ring = false;      // one shared ring fed by a producer warp (pa_decode_ring_kernel.cuh)
   bool persistent = false;  // per-warp pipelines that take unit after unit (pa_decode_stream_kernel.cuh)
+  int rows = 16;          // query rows a block computes: 16 (m16 products), 8 (n8, tile suffix :n8)
   int load_bits = 0;      // gfx942: BufferCopy<load_bits> for the K / V rows (tile tokens:waves:bufN)
   std::string name() const {
     if (target == "gfx942")
@@ -36,7 +37,8 @@ struct Cell {
              "w" + std::to_string(warps) + "_buf" + std::to_string(load_bits);
     return "pa_decode_" + target + "_d" + std::to_string(head_dim) + "_" + kv + "_v" + vlayout + "_t" +
            std::to_string(tokens) + "w" + std::to_string(warps) + "s" + std::to_string(stages) +
-           (ring ? "ring" : persistent ? (tma ? "pstma" : "ps") : tma ? "tma" : per_warp ? "pw" : "") + (load_bits ? "_buf" + std::to_string(load_bits) : "");
+           (ring ? "ring" : persistent ? (tma ? "pstma" : "ps") : tma ? "tma" : per_warp ? "pw" : "") + (rows == 8 ? "n8" : "") +
+           (load_bits ? "_buf" + std::to_string(load_bits) : "");
   }
   // the block's step, the split plan's unit: one group per warp for per-warp pipelines; one group
   // for persistent ones (each warp is the plan's block)
@@ -59,9 +61,10 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   } else if (std::regex_match(tile, m, std::regex(R"((\d+):(\d+):s(\d+):persist(:tma)?)"))) {
     cell.per_warp = cell.persistent = true;
     cell.tma = m[4].matched;
-  } else if (std::regex_match(tile, m, std::regex(R"((\d+):(\d+):s(\d+)(:perwarp)?(:tma)?)"))) {
+  } else if (std::regex_match(tile, m, std::regex(R"((\d+):(\d+):s(\d+)(:perwarp)?(:tma)?(:n8)?)"))) {
     cell.per_warp = m[4].matched;
     cell.tma = m[5].matched;
+    cell.rows = m[6].matched ? 8 : 16;
   } else {
     return false;
   }
@@ -91,11 +94,13 @@ std::string check_per_warp(const Cell& c) {
     return "TMA boxes feed token-major tiles (NHD, HND); a dim-major V (vLLM) takes cp.async";
   if (c.tma && row_bytes % 128 != 0)
     return "a " + std::to_string(row_bytes) + "-byte row is not whole 128-byte TMA swizzle spans";
-  const int q_bytes = 16 * (c.head_dim + 8) * 2 * (c.persistent ? c.warps : 1);  // a Q tile per warp when persistent
+  if (c.rows == 8 && c.vlayout != "tok")
+    return "the 8-row (n8) products read V^T from token-major tiles (NHD, HND); a dim-major V (vLLM) is not built";
+  const int q_bytes = c.rows * (c.head_dim + 8) * 2 * (c.persistent ? c.warps : 1);  // a Q tile per warp when persistent
   const int rings = c.warps * c.stages * 2 * 16 * tile_chunks;
   // WarpTile's epilogue merges its warps in the ring (StreamTile writes from registers); TMA:
   // alignment slack and barriers
-  const int ring = (c.persistent ? rings : std::max(rings, c.warps * 16 * (c.head_dim + 6) * 4)) +
+  const int ring = (c.persistent ? rings : std::max(rings, c.warps * c.rows * (c.head_dim + 6) * 4)) +
                    (c.tma ? 1008 + 8 * c.warps * c.stages : 0);
   if (q_bytes + ring > kMaxSmemBytes)
     return std::to_string(c.warps) + " warps of " + std::to_string(c.stages) + " stages need " + std::to_string(q_bytes + ring) +
@@ -152,6 +157,7 @@ std::string check(const Cell& c) {
   if (c.vlayout != "tok" && c.vlayout != "dim") return "V layout " + c.vlayout + " is not tok or dim";
   if (c.warps < 1 || 32 * c.warps > 1024) return std::to_string(c.warps) + " warps do not form a block";
   if (c.ring) return check_ring(c);
+  if (c.rows == 8 && !c.per_warp) return "the 8-row (n8) products run in per-warp pipelines only (16:warps:sStages:perwarp[:tma]:n8)";
   if (c.per_warp) return check_per_warp(c);
   if (c.tma) return "TMA feeds per-warp pipelines only (tile 16:warps:sStages:perwarp:tma)";
   if (!divides(c.tokens, 16 * c.warps))
@@ -222,7 +228,7 @@ void write_tu(const std::string& path, const Cell& c) {
       << c.stages << (c.tma ? ", true" : "") << ">;\nusing Body = fly::kernels::pa::StreamKernel<Tile>;\n";
   } else if (c.per_warp) {
     f << "using Tile = fly::kernels::pa::WarpTile<" << c.head_dim << ", " << kind << ", " << vdim << ", " << c.warps << ", "
-      << c.stages << (c.tma ? ", true" : "") << ">;\nusing Body = fly::kernels::pa::WarpKernel<Tile>;\n";
+      << c.stages << (c.tma ? ", true" : ", false") << ", " << c.rows << ">;\nusing Body = fly::kernels::pa::WarpKernel<Tile>;\n";
   } else {
     f << "using Tile = fly::kernels::pa::Tile<" << c.head_dim << ", " << kind << ", " << vdim << ", " << c.tokens << ", "
       << c.warps << ", " << c.stages << ">;\nusing Body = fly::kernels::pa::Kernel<Tile>;\n";
@@ -260,7 +266,7 @@ void write_registry(const std::string& path, const std::vector<Cell>& cells) {
   r << "\nnamespace fly::dispatch {\nnamespace {\nconst PaDecodeVariant kVariants[] = {\n";
   for (const auto& c : cells)
     r << "    {\"" << c.name() << "\", Target::" << c.target << ", " << kClassEnum.at(c.kv) << ", " << c.head_dim << ", "
-      << (c.vlayout == "dim" ? "true" : "false") << ", 16, " << c.step_tokens() << ", " << c.warps << ", " << c.stages << ", "
+      << (c.vlayout == "dim" ? "true" : "false") << ", " << c.rows << ", " << c.step_tokens() << ", " << c.warps << ", " << c.stages << ", "
       << (c.per_warp ? "true" : "false") << ", " << (c.tma ? "true" : "false") << ", " << (c.ring ? "true" : "false")
       << ", " << c.name() << "_launch, "
       << c.name() << "_blocks_per_sm, " << c.load_bits << ", " << (c.persistent ? "true" : "false") << "},\n";
