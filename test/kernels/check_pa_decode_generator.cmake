@@ -41,5 +41,6 @@ set(expect
   "file sm90a [^\n]*/pa_decode_sm90a_d128_fp8_vtok_t16w4s4tman8.cu"
   "reject pa_decode_sm90a_d128_bf16_vdim_t16w4s3pwn8: the 8-row \\(n8\\) products read V\\^T from token-major tiles"
   "reject pa_decode_sm90a_d128_bf16_vtok_t64w4s2n8: the 8-row \\(n8\\) products run in per-warp pipelines only"
-  "registry [^\n]* 8\n")
+  "file sm90a [^\n]*/pa_decode_sm90a_d128_bf16_vtok_t16w4s3psn8.cu"
+  "registry [^\n]* 9\n")
 fly_check_generator_output("${out}" ${expect})

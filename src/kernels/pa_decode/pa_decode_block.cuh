@@ -76,7 +76,9 @@ __device__ void stage_q(const PaDecodeParams& p, uint16_t* qs, const RowMap& row
 }
 
 // The tokens each of a lane's two rows (Warp::row_of) sees: causal up to the query itself, and the
-// window when one is set; rows past the group x q_len see none (hi < lo).
+// window when one is set. Rows past the group x q_len (zero Q, never written) see every token, so
+// that they never force the per-token mask on a group that the real rows see whole; what they
+// compute (NaN, where they read the slots past the context) stays in their own row of S, P and O.
 template <class Warp>
 __device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p, const RowMap& rows, int32_t len,
                                                int lane) {
@@ -88,8 +90,8 @@ __device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p
       ws.lo[rh] = seen.lo;
       ws.hi[rh] = seen.hi;
     } else {
-      ws.hi[rh] = -1;
-      ws.lo[rh] = 0;
+      ws.lo[rh] = INT32_MIN;
+      ws.hi[rh] = INT32_MAX;
     }
   }
 }
@@ -147,7 +149,17 @@ __device__ void epilogue(const PaDecodeParams& p, Warp& ws, const RowMap& rows, 
   const int lane = tid & 31, warp = tid >> 5;
   float* os = reinterpret_cast<float*>(scratch);                          // [warp][row][o_pitch]
   float* ml = os + Block::warps * Block::rows * Block::o_pitch;           // [warp][row][2]
-  ws.template stash<Block::o_pitch>(os + warp * Block::rows * Block::o_pitch, ml + warp * Block::rows * 2, lane);
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) {
+    const float l = ws.row_sum(rh);
+    const int r = Warp::row_of(rh, lane);
+    float* orow = os + (warp * Block::rows + r) * Block::o_pitch;
+    if (Warp::row_leader(lane)) {
+      ml[(warp * Block::rows + r) * 2] = ws.m[rh];
+      ml[(warp * Block::rows + r) * 2 + 1] = l;
+    }
+    ws.for_each_o(rh, lane, [&](int d, float v) { orow[d] = v; });
+  }
   sync_compute<Block>();
   const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
   const bool out_bf16 = Block::kind == KvKind::fp8 ? p.q_bf16 : Block::kind == KvKind::bf16;

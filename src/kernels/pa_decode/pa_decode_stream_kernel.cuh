@@ -20,6 +20,7 @@
 #include "pa_decode_load.cuh"
 #include "pa_decode_params.hpp"
 #include "pa_decode_warp.cuh"
+#include "pa_decode_warp_n8.cuh"
 #include "pa_decode_warp_feed.cuh"
 #include "pa_decode_warp_kernel.cuh"
 
@@ -28,9 +29,9 @@ namespace fly::kernels::pa {
 // A persistent block: Warps independent warps, each with a ring of Stages one-group stages and its
 // own Q tile. Shared memory: the rings (TMA: aligned to the swizzle's 1024 bytes at run time), the
 // warps' Q tiles, then the TMA barriers (one per warp and stage).
-template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages, bool Tma = false>
-struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
-  using Block = GroupBlock<HeadDim, Kind, VDimMajor, Warps>;
+template <int HeadDim, KvKind Kind, bool VDimMajor, int Warps, int Stages, bool Tma = false, int Rows = 16>
+struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps, Rows> {
+  using Block = GroupBlock<HeadDim, Kind, VDimMajor, Warps, Rows>;
   static constexpr bool tma = Tma;
   static constexpr int stages = Stages;
   static constexpr int tokens = 16;  // the split plan's unit: one group (a warp is the plan's block)
@@ -41,9 +42,10 @@ struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
   static constexpr int smem_bytes = (ring_align - 16) + ring_bytes + Warps * Block::q_bytes + barrier_bytes;
   static constexpr int min_blocks = resident_blocks(smem_bytes, Block::threads, HeadDim);
   // Q's fragments in registers (32 for d128, read from shared memory at every group otherwise)
-  // where the resident blocks leave a thread all 255 registers
-  static constexpr bool q_in_registers = 65536 / (min_blocks * Block::threads) >= 256;
-  using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers, Tma>;
+  // where the resident blocks leave a thread all 255 registers; the 8-row state always holds its 16
+  static constexpr bool q_in_registers = Rows == 8 || 65536 / (min_blocks * Block::threads) >= 256;
+  using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers, Tma, Rows>;
+  using State = std::conditional_t<Rows == 8, WarpStateN8<Step>, WarpState<Step>>;
 
   static_assert(Stages >= 2, "a warp's pipeline keeps at least one stage loading");
   static_assert(!Tma || !VDimMajor, "TMA feeds token-major tiles (NHD, HND); vLLM's cache takes cp.async");
@@ -56,28 +58,22 @@ struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps> {
 // split to finish (pa_decode_merge.cuh).
 template <class Block, class Warp>
 __device__ void write_unit(const PaDecodeParams& p, Warp& ws, const RowMap& rows, const BlockWork& w, int lane) {
-  const int g = lane >> 2, t = lane & 3;
   const float v_scale = (p.v_scale != nullptr ? __ldg(p.v_scale) : 1.f) * p.v_dequant;
   const bool out_bf16 = Block::kind == KvKind::fp8 ? p.q_bf16 : Block::kind == KvKind::bf16;
   const int64_t q_heads = int64_t(p.num_kv_heads) * p.group;
 #pragma unroll
   for (int rh = 0; rh < 2; ++rh) {
-    float l = ws.l[rh];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    const int r = g + 8 * rh;
+    float l = ws.row_sum(rh);
+    const int r = Warp::row_of(rh, lane);
     if (!rows.valid(r)) continue;
     float m = ws.m[rh];
     const int32_t i = rows.token(r), h = rows.head(r, w.kv_head);
     const int64_t qrow = pa_query_row(w.seq, i, h, p.q_len, q_heads);
     if (p.splits > 1) {
       const int64_t at = int64_t(w.split) * p.num_seqs * p.q_len * q_heads + qrow;
-#pragma unroll
-      for (int dj = 0; dj < Warp::nd; ++dj)
-#pragma unroll
-        for (int e = 0; e < 2; ++e)
-          p.partial_o[at * Block::head_dim + d_of<Block::kind, Block::v_dim_major>(dj, 2 * t + e)] = ws.o[dj][2 * rh + e];
-      if (t == 0) {
+      float* po = p.partial_o + at * Block::head_dim;
+      ws.for_each_o(rh, lane, [&](int d, float v) { po[d] = v; });
+      if (Warp::row_leader(lane)) {
         p.partial_ml[at * 2] = m;
         p.partial_ml[at * 2 + 1] = l;
       }
@@ -90,13 +86,8 @@ __device__ void write_unit(const PaDecodeParams& p, Warp& ws, const RowMap& rows
       c = c / l * v_scale;
     }
     const int64_t base = int64_t(w.seq) * p.out_seq + int64_t(i) * p.out_token + int64_t(h) * p.out_head;
-#pragma unroll
-    for (int dj = 0; dj < Warp::nd; ++dj)
-#pragma unroll
-      for (int e = 0; e < 2; ++e)
-        store_out_elem(p.out, base + d_of<Block::kind, Block::v_dim_major>(dj, 2 * t + e), ws.o[dj][2 * rh + e] * c,
-                       out_bf16);
-    if (p.lse != nullptr && t == 0) p.lse[qrow] = lse;
+    ws.for_each_o(rh, lane, [&](int d, float v) { store_out_elem(p.out, base + d, v * c, out_bf16); });
+    if (p.lse != nullptr && Warp::row_leader(lane)) p.lse[qrow] = lse;
   }
   if (p.splits > 1 && p.split_counters != nullptr) {
     __syncwarp();  // the warp's partials are written
@@ -216,7 +207,7 @@ struct StreamKernel {
         BlockWork w = BlockWork::at(p, u);
         const RowMap rows{w.rc * T::rows, p.group * p.q_len, p.group};
         w.bound(p, __ldg(p.seq_lens + w.seq), 16);
-        WarpState<Step> ws;
+        typename T::State ws;
         ws.init();
         const int n = w.hi > w.lo ? (w.hi - w.lo + 15) / 16 : 0;
         if (n > 0) {
@@ -233,7 +224,7 @@ struct StreamKernel {
           fill(i + S - 1, pending[0]);
           pending[0] = pending[1];
           pending[1] = walker.next(p, lane);
-          float s[WarpState<Step>::nj][4];
+          typename T::State::Scores s;
           ws.template qk<kFnuz>(s, qs, g.stage, 0, lane);
           ws.template softmax<decltype(capped)::value>(s, tok0, scale, p.softcap, lane);
           ws.template pv<kFnuz>(s, g.stage + Step::tile_bytes, 0, lane);

@@ -210,25 +210,23 @@ struct WarpState {
     }
   }
 
-  // The epilogue's input: this warp's (max, sum) of each row into ml[row][2] and its O into
-  // os[row][OPitch] (rows of the block's Rows; the warp's own slice of both).
-  template <int OPitch>
-  __device__ void stash(float* os, float* ml, int lane) {
+  // What a finished row's writers read (the block epilogue, a persistent warp): row slot rh's sum
+  // over the lanes that share the row (a quad), which lane writes the row's statistics, and the
+  // lane's elements of the row's O as f(d, value).
+  __device__ float row_sum(int rh) const {
+    float x = l[rh];
+    x += __shfl_xor_sync(0xffffffffu, x, 1);
+    x += __shfl_xor_sync(0xffffffffu, x, 2);
+    return x;
+  }
+  __device__ static bool row_leader(int lane) { return (lane & 3) == 0; }
+  template <class F>
+  __device__ __forceinline__ void for_each_o(int rh, int lane, F&& f) const {
     const int t = lane & 3;
 #pragma unroll
-    for (int rh = 0; rh < 2; ++rh) {
-      l[rh] += __shfl_xor_sync(0xffffffffu, l[rh], 1);
-      l[rh] += __shfl_xor_sync(0xffffffffu, l[rh], 2);
-      const int r = row_of(rh, lane);
-      if (t == 0) {
-        ml[2 * r] = m[rh];
-        ml[2 * r + 1] = l[rh];
-      }
+    for (int dj = 0; dj < nd; ++dj)
 #pragma unroll
-      for (int dj = 0; dj < nd; ++dj)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) os[r * OPitch + d_of<T::kind, T::v_dim_major>(dj, 2 * t + e)] = o[dj][2 * rh + e];
-    }
+      for (int e = 0; e < 2; ++e) f(d_of<T::kind, T::v_dim_major>(dj, 2 * t + e), o[dj][2 * rh + e]);
   }
 };
 

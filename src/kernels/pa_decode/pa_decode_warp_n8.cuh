@@ -192,24 +192,21 @@ struct WarpStateN8 {
     }
   }
 
-  // The epilogue's input, as WarpState::stash: (max, sum) into ml[row][2], O into os[row][OPitch].
-  template <int OPitch>
-  __device__ void stash(float* os, float* ml, int lane) {
+  // A finished row's readers, as WarpState's: the row's sum over g, written by the lanes g = 0.
+  __device__ float row_sum(int rh) const {
+    float x = l[rh];
+#pragma unroll
+    for (int m = 4; m < 32; m <<= 1) x += __shfl_xor_sync(0xffffffffu, x, m);
+    return x;
+  }
+  __device__ static bool row_leader(int lane) { return lane < 4; }
+  template <class F>
+  __device__ __forceinline__ void for_each_o(int rh, int lane, F&& f) const {
     const int g = lane >> 2;
 #pragma unroll
-    for (int rh = 0; rh < 2; ++rh) {
+    for (int mt = 0; mt < md; ++mt)
 #pragma unroll
-      for (int x = 4; x < 32; x <<= 1) l[rh] += __shfl_xor_sync(0xffffffffu, l[rh], x);
-      const int r = row_of(rh, lane);
-      if (g == 0) {
-        ml[2 * r] = m[rh];
-        ml[2 * r + 1] = l[rh];
-      }
-#pragma unroll
-      for (int mt = 0; mt < md; ++mt)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) os[r * OPitch + d_of(mt, half, g)] = o[mt][rh + 2 * half];
-    }
+      for (int half = 0; half < 2; ++half) f(d_of(mt, half, g), o[mt][rh + 2 * half]);
   }
 };
 

@@ -58,9 +58,10 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   if (std::regex_match(tile, m, std::regex(R"((\d+):(\d+):s(\d+):ring)"))) {
     // consumers take their groups round-robin as per-warp pipelines do; every stage comes by TMA
     cell.per_warp = cell.tma = cell.ring = true;
-  } else if (std::regex_match(tile, m, std::regex(R"((\d+):(\d+):s(\d+):persist(:tma)?)"))) {
+  } else if (std::regex_match(tile, m, std::regex(R"((\d+):(\d+):s(\d+):persist(:tma)?(:n8)?)"))) {
     cell.per_warp = cell.persistent = true;
     cell.tma = m[4].matched;
+    cell.rows = m[5].matched ? 8 : 16;
   } else if (std::regex_match(tile, m, std::regex(R"((\d+):(\d+):s(\d+)(:perwarp)?(:tma)?(:n8)?)"))) {
     cell.per_warp = m[4].matched;
     cell.tma = m[5].matched;
@@ -157,7 +158,8 @@ std::string check(const Cell& c) {
   if (c.vlayout != "tok" && c.vlayout != "dim") return "V layout " + c.vlayout + " is not tok or dim";
   if (c.warps < 1 || 32 * c.warps > 1024) return std::to_string(c.warps) + " warps do not form a block";
   if (c.ring) return check_ring(c);
-  if (c.rows == 8 && !c.per_warp) return "the 8-row (n8) products run in per-warp pipelines only (16:warps:sStages:perwarp[:tma]:n8)";
+  if (c.rows == 8 && !c.per_warp)
+    return "the 8-row (n8) products run in per-warp pipelines only (16:warps:sStages:perwarp[:tma]:n8, ...:persist[:tma]:n8)";
   if (c.per_warp) return check_per_warp(c);
   if (c.tma) return "TMA feeds per-warp pipelines only (tile 16:warps:sStages:perwarp:tma)";
   if (!divides(c.tokens, 16 * c.warps))
@@ -225,7 +227,7 @@ void write_tu(const std::string& path, const Cell& c) {
       << ">;\nusing Body = fly::kernels::pa::RingKernel<Tile>;\n";
   } else if (c.persistent) {
     f << "using Tile = fly::kernels::pa::StreamTile<" << c.head_dim << ", " << kind << ", " << vdim << ", " << c.warps << ", "
-      << c.stages << (c.tma ? ", true" : "") << ">;\nusing Body = fly::kernels::pa::StreamKernel<Tile>;\n";
+      << c.stages << (c.tma ? ", true" : ", false") << ", " << c.rows << ">;\nusing Body = fly::kernels::pa::StreamKernel<Tile>;\n";
   } else if (c.per_warp) {
     f << "using Tile = fly::kernels::pa::WarpTile<" << c.head_dim << ", " << kind << ", " << vdim << ", " << c.warps << ", "
       << c.stages << (c.tma ? ", true" : ", false") << ", " << c.rows << ">;\nusing Body = fly::kernels::pa::WarpKernel<Tile>;\n";
