@@ -206,3 +206,34 @@ TEST(PaDecodePlan, PersistentVariantsRankFirstWhereTheBatchGivesMostWarpsAUnit) 
     EXPECT_STREQ(chosen->name, c.pick) << c.seqs << " x " << c.len << ": " << why;
   }
 }
+
+TEST(PaDecodePlan, EightRowVariantsServeGroupsOfAtMostEightRows) {
+  // fewest row chunks first, then fewest rows computed: an 8-row (n8) variant where a kv head's
+  // group x q_len fits it (GQA 32/8, 64/8, group 5), the 16-row one where it would take more
+  // chunks (q_len 4, group 12, group 8 x q_len 3)
+  PaDecodeVariant rows16 = variant(64);
+  rows16.name = "plan_test_rows16";
+  rows16.per_warp = true;
+  PaDecodeVariant rows8 = rows16;
+  rows8.name = "plan_test_rows8";
+  rows8.rows_per_block = 8;
+  const struct {
+    int64_t hq, hkv, q_len;
+    const char* pick;
+    int chunks;
+  } cases[] = {{32, 8, 1, "plan_test_rows8", 1},  {64, 8, 1, "plan_test_rows8", 1},   {40, 8, 1, "plan_test_rows8", 1},
+               {8, 8, 1, "plan_test_rows8", 1},   {32, 8, 4, "plan_test_rows16", 1}, {96, 8, 1, "plan_test_rows16", 1},
+               {64, 8, 3, "plan_test_rows16", 2}, {64, 8, 4, "plan_test_rows16", 2}};
+  for (const PaDecodeVariant* first : {&rows16, &rows8}) {  // the order of the registry does not matter
+    const PaDecodeVariant both[] = {*first, first == &rows16 ? rows8 : rows16};
+    for (const auto& c : cases) {
+      PaDecodePlan plan;
+      std::string why;
+      const PaDecodeVariant* chosen = fly::dispatch::select_pa_decode_variant(
+          both, problem(8, 8192, c.hq, c.hkv, c.q_len), Target::sm90a, 132, &plan, &why);
+      ASSERT_NE(chosen, nullptr) << why;
+      EXPECT_STREQ(chosen->name, c.pick) << c.hq << "/" << c.hkv << " q_len " << c.q_len << ": " << why;
+      EXPECT_EQ(plan.row_chunks, c.chunks) << c.hq << "/" << c.hkv << " q_len " << c.q_len;
+    }
+  }
+}
