@@ -29,6 +29,9 @@
 # tables in pool order (FLY_BENCH_PA_ORDER); PA_ENVS="FLY_PA_DECODE_PDL=0" a pass per environment setting
 # (and, under each, the paged-decode GPU tests' per-variant and graph checks: logs/ctest_envs.log).
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
+# FLY_COMMIT=<hash> names the commit in the report's title: the device's copy of the working tree
+# may carry a stale .git (on 2026-12-04 it reported the previous session's HEAD), so pass it from
+# the checkout: `FLY_COMMIT=$(git rev-parse --short HEAD)` written into the device command.
 set -uo pipefail
 script_start=$(date +%s)
 export FLY_REQUIRE_GPU=1
@@ -103,7 +106,7 @@ if ((status == 0)); then
       python3 bench/peers.py >"$out/peers.txt" 2>&1  # never fails the check: it prints what it skipped
       mkdir -p "$out/report" && python3 bench/report.py --bench "$out/bench.json" --peers "$out/peers.txt" \
         --out "$out/report/performance.md" --plots "$out/report/performance" \
-        --title "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
+        --title "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F), commit ${FLY_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')}" \
         >"$logs/report.log" 2>&1 && tar -C "$out" -czf "$out/report.tar.gz" report && rm -rf "$out/report"
     fi
     for v in ${PA_COMPARE:-}; do
