@@ -31,7 +31,7 @@
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 # FLY_COMMIT=<hash> names the commit in the report's title: the device's copy of the working tree
 # may carry a stale .git (on 2026-12-04 it reported the previous session's HEAD), so pass it from
-# the checkout: `FLY_COMMIT=$(git rev-parse --short HEAD)` written into the device command.
+# the checkout, as the literal hash that `git rev-parse --short HEAD` prints here.
 set -uo pipefail
 script_start=$(date +%s)
 export FLY_REQUIRE_GPU=1
