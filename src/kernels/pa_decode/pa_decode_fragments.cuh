@@ -124,6 +124,19 @@ __device__ __forceinline__ float fmax_nan(float a, float b) {
   return y;
 }
 
+// One row's online-softmax step (FlashAttention-2's recurrence, log2 units), shared by the warp
+// states: step_max is the row's largest logit of the step (over every lane holding the row); the
+// running max m moves, the running sum l takes the correction, which corr returns for the row's O.
+// Returns the base the step's logits subtract before exp2 (0 while the row has seen only -inf).
+__device__ __forceinline__ float advance_row(float& m, float& l, float step_max, float& corr) {
+  const float m_new = fmax_nan(m, step_max);
+  const float base = m_new == -INFINITY ? 0.f : m_new;
+  corr = exp2_ftz(m - base);
+  m = m_new;
+  l *= corr;
+  return base;
+}
+
 // The token (within a warp's slice) of column n of S tile j.
 template <KvKind Kind, bool VDimMajor>
 __device__ __forceinline__ constexpr int tok_of(int j, int n) {

@@ -129,11 +129,8 @@ struct WarpState {
     for (int rh = 0; rh < 2; ++rh) {
       mx[rh] = fmax_nan(mx[rh], __shfl_xor_sync(0xffffffffu, mx[rh], 1));
       mx[rh] = fmax_nan(mx[rh], __shfl_xor_sync(0xffffffffu, mx[rh], 2));
-      const float m_new = fmax_nan(m[rh], mx[rh]);
-      const float base = m_new == -INFINITY ? 0.f : m_new;
-      const float corr = exp2_ftz(m[rh] - base);
-      m[rh] = m_new;
-      l[rh] *= corr;
+      float corr;
+      mx[rh] = advance_row(m[rh], l[rh], mx[rh], corr);
       // once the running max settles most steps leave it unchanged: skip the 2 x nd multiplies
       if (__any_sync(0xffffffffu, corr != 1.f)) {
 #pragma unroll
@@ -142,7 +139,6 @@ struct WarpState {
           o[dj][2 * rh + 1] *= corr;
         }
       }
-      mx[rh] = base;
     }
 #pragma unroll
     for (int j = 0; j < nj; ++j)

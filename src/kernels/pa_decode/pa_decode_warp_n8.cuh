@@ -137,11 +137,8 @@ struct WarpStateN8 {
     for (int rh = 0; rh < 2; ++rh) {
 #pragma unroll
       for (int x = 4; x < 32; x <<= 1) mx[rh] = fmax_nan(mx[rh], __shfl_xor_sync(0xffffffffu, mx[rh], x));
-      const float m_new = fmax_nan(m[rh], mx[rh]);
-      const float base = m_new == -INFINITY ? 0.f : m_new;
-      const float corr = exp2_ftz(m[rh] - base);
-      m[rh] = m_new;
-      l[rh] *= corr;
+      float corr;
+      mx[rh] = advance_row(m[rh], l[rh], mx[rh], corr);
       if (__any_sync(0xffffffffu, corr != 1.f)) {
 #pragma unroll
         for (int mt = 0; mt < md; ++mt) {
@@ -149,7 +146,6 @@ struct WarpStateN8 {
           o[mt][rh + 2] *= corr;
         }
       }
-      mx[rh] = base;
     }
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
