@@ -10,10 +10,11 @@
 // Fragments (m16n8k16, lane = 4 g + t): S^T's C gives lane tokens g, g + 8 of rows 2t, 2t + 1, so a
 // lane's two row slots are rows 2t and 2t + 1 (row_of) and a row's max reduces over g (xor 4, 8,
 // 16). P^T as the PV's B operand wants tokens 2t, 2t + 1 of row g: the transpose of S^T's 8 x 8
-// halves, one movmatrix each. Q^T's B fragment is Q's row g, held in registers (16 for d128).
-// K's A fragment is ldmatrix (token rows, as stored); V^T's is ldmatrix.trans of the token-major V
-// tile. fp8 tiles hold 16 elements a chunk: QK's k order is the chunk's 4t .. 4t + 3 (Q read to
-// match), V^T's m-tile of chunk c holds d = 16 c + 2 g (row g) and 16 c + 2 g + 1 (row g + 8).
+// halves, one movmatrix (SM75_U16x8_MOVM_T) each. Q^T's B fragment is Q's row g, held in
+// registers (16 for d128). K's A fragment is ldmatrix (token rows, as stored); V^T's is
+// ldmatrix.trans of the token-major V tile. fp8 tiles hold 16 elements a chunk: QK's k order is
+// the chunk's 4t .. 4t + 3 (Q read to match), V^T's m-tile of chunk c holds d = 16 c + 2 g (row g)
+// and 16 c + 2 g + 1 (row g + 8).
 #pragma once
 
 #include <cstdint>
@@ -21,14 +22,6 @@
 #include "pa_decode_fragments.cuh"
 
 namespace fly::kernels::pa {
-
-// The transpose of an 8 x 8 matrix of 16-bit pairs held one row-pair a lane (lane 4 g + t holds
-// row g's columns 2t, 2t + 1): afterwards the lane holds column g's rows 2t, 2t + 1.
-__device__ __forceinline__ uint32_t movmatrix_trans(uint32_t x) {
-  uint32_t y;
-  asm("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\n" : "=r"(y) : "r"(x));
-  return y;
-}
 
 template <class T>
 struct WarpStateN8 {
@@ -97,8 +90,9 @@ struct WarpStateN8 {
         SM75_U32x4_LDSM_N::copy(ktile + 16 * T::kv_chunk(row, 2 * kk2 + (mi >> 1)), d[0], d[1], d[2], d[3]);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const uint32_t a[4] = {fp8x2_to_f16x2<Fnuz, BytePair::b01>(d[2 * h]), fp8x2_to_f16x2<Fnuz, BytePair::b01>(d[2 * h + 1]),
-                                 fp8x2_to_f16x2<Fnuz, BytePair::b23>(d[2 * h]), fp8x2_to_f16x2<Fnuz, BytePair::b23>(d[2 * h + 1])};
+          const uint32_t lo = d[2 * h], hi = d[2 * h + 1];  // tokens g | g + 8, d = 4t .. 4t + 3 of the chunk
+          const uint32_t a[4] = {fp8x2_to_f16x2<Fnuz, BytePair::b01>(lo), fp8x2_to_f16x2<Fnuz, BytePair::b01>(hi),
+                                 fp8x2_to_f16x2<Fnuz, BytePair::b23>(lo), fp8x2_to_f16x2<Fnuz, BytePair::b23>(hi)};
           mma<T::kind>(acc[h], a, qb[2 * kk2 + h][0], qb[2 * kk2 + h][1]);
         }
       }
@@ -158,8 +152,9 @@ struct WarpStateN8 {
   // O^T += V^T P^T over the 16 tokens [base, base + 16) of the stage's (token-major) V tile.
   template <bool Fnuz>
   __device__ __forceinline__ void pv(const float (&s)[4], uint32_t vtile, int base, int lane) {
-    const uint32_t b0 = movmatrix_trans(pack2<T::kind>(s[0], s[1]));  // tokens 2t, 2t + 1 of row g
-    const uint32_t b1 = movmatrix_trans(pack2<T::kind>(s[2], s[3]));  // tokens 8 + 2t, 8 + 2t + 1
+    // P^T's B fragment: tokens 2t, 2t + 1 (b0) and 8 + 2t, 8 + 2t + 1 (b1) of row g
+    const uint32_t b0 = SM75_U16x8_MOVM_T::transpose(pack2<T::kind>(s[0], s[1]));
+    const uint32_t b1 = SM75_U16x8_MOVM_T::transpose(pack2<T::kind>(s[2], s[3]));
     const int mi = lane >> 3, r = lane & 7;
     if constexpr (T::kind == KvKind::fp8) {
       // matrices: tokens 0-7 | 8-15 of chunk c | c + 1; each u32 holds tokens 2t, 2t + 1 x d 2g, 2g + 1
@@ -170,9 +165,9 @@ struct WarpStateN8 {
         SM75_U16x8x4_LDSM_T::copy(vtile + 16 * T::kv_chunk(row, cp + (mi >> 1)), d[0], d[1], d[2], d[3]);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const uint32_t a[4] = {fp8x2_to_f16x2<Fnuz, BytePair::b02>(d[2 * h]), fp8x2_to_f16x2<Fnuz, BytePair::b13>(d[2 * h]),
-                                 fp8x2_to_f16x2<Fnuz, BytePair::b02>(d[2 * h + 1]),
-                                 fp8x2_to_f16x2<Fnuz, BytePair::b13>(d[2 * h + 1])};
+          const uint32_t lo = d[2 * h], hi = d[2 * h + 1];  // tokens 2t, 2t + 1 | 8 + 2t, 9 + 2t
+          const uint32_t a[4] = {fp8x2_to_f16x2<Fnuz, BytePair::b02>(lo), fp8x2_to_f16x2<Fnuz, BytePair::b13>(lo),
+                                 fp8x2_to_f16x2<Fnuz, BytePair::b02>(hi), fp8x2_to_f16x2<Fnuz, BytePair::b13>(hi)};
           mma<T::kind>(o[cp + h], a, b0, b1);
         }
       }
