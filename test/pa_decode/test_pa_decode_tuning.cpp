@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "fly/fly.h"
 #include "handle.hpp"
@@ -225,6 +226,40 @@ TEST(PaDecodeTuned, IneligibleVariantFallsBackAndSaysWhy) {
   EXPECT_TRUE(starts_with(r.why, "tuned variant fp8_ring is TMA-fed and this cache is not a TMA tensor: v_cache is not "
                                  "16-byte aligned; heuristic: "))
       << r.why;
+}
+
+TEST(PaDecodeTuned, AnEightRowEntryDoesNotTakeCallsOfMoreRows) {
+  // An entry measured at 8 rows per kv head serves calls of 4 to 16 rows; its 8-row variant runs
+  // those of at most 8, and the ranking takes the others (16 rows in one 16-row chunk, where the
+  // 8-row variant would take two, each re-reading the cache).
+  const PaDecodeVariant variants[] = {
+      {"fp8_rows16", Target::sm90a, fp8, 128, false, 16, 16, 4, 4, true, true, false, ok_launch, three_per_sm, 0, false},
+      {"fp8_rows8", Target::sm90a, fp8, 128, false, 8, 16, 4, 4, true, true, false, ok_launch, three_per_sm, 0, false},
+  };
+  const PaDecodeTuning tuning[] = {entry(16, 16384, 8, "fp8_rows8")};
+  auto pick_rows = [&](int64_t hq, int64_t q_len) {
+    Pick r;
+    const PaDecodeVariant* v = fly::dispatch::select_pa_decode_variant(variants, tuning, problem(16, 16384, hq, 8, q_len),
+                                                                       Target::sm90a, 132, &r.plan, &r.why);
+    r.name = v != nullptr ? v->name : "none";
+    return r;
+  };
+  for (const auto& [hq, q_len] : {std::pair<int64_t, int64_t>{64, 1}, {32, 1}, {40, 1}, {32, 2}}) {  // 8, 4, 5, 8 rows
+    const Pick r = pick_rows(hq, q_len);
+    EXPECT_EQ(r.name, "fp8_rows8") << hq << " heads, q_len " << q_len << ": " << r.why;
+    EXPECT_TRUE(starts_with(r.why, "tuned: fastest measured at")) << r.why;
+    EXPECT_EQ(r.plan.row_chunks, 1);
+  }
+  for (const auto& [hq, q_len] : {std::pair<int64_t, int64_t>{128, 1}, {64, 2}, {96, 1}}) {  // 16, 16, 12 rows
+    const Pick r = pick_rows(hq, q_len);
+    EXPECT_EQ(r.name, "fp8_rows16") << hq << " heads, q_len " << q_len << ": " << r.why;
+    EXPECT_TRUE(starts_with(r.why, "tuned variant fp8_rows8 computes 8 query rows a block, so this call's " +
+                                       std::to_string(hq / 8 * q_len) +
+                                       " rows take 2 chunks (each re-reads the cache) where the ranking's pick takes 1; "
+                                       "heuristic: "))
+        << r.why;
+    EXPECT_EQ(r.plan.row_chunks, 1);
+  }
 }
 
 // ---- through a handle: fly_pa_decode_explain --------------------------------------------------

@@ -140,6 +140,8 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
   const PaDecodeVariant* best = nullptr;
   int on_target = 0, eligible_count = 0;
   const int64_t rows = p.rows_per_kv_head();
+  // blocks along a kv head's query rows; each re-reads its share of the cache
+  auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
   for (const PaDecodeVariant& v : variants) {
     if (v.target == target) ++on_target;
     if (!eligible(v, p, target)) continue;
@@ -154,15 +156,14 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     // (gfx942) the widest buffer loads (fewer load instructions per row). The shared-ring cell
     // comes last: it wins only some long-context fp8 shapes (docs/pa-decode.md, "Shared ring"),
     // which the tuning table names.
-    auto chunks = [&](const PaDecodeVariant& x) { return (rows + x.rows_per_block - 1) / x.rows_per_block; };
     auto persistent_fit = [&](const PaDecodeVariant& x) {
       if (!x.persistent) return 0;
       const int64_t units = p.num_seqs * p.num_kv_heads * chunks(x);
       return 4 * units >= 3 * plan_slots(x, multiprocessors) ? 1 : -1;
     };
     auto rank = [&](const PaDecodeVariant& x) {
-      return std::make_tuple(-chunks(x), -chunks(x) * x.rows_per_block, x.ring ? 0 : 1, x.per_warp ? 1 : 0, persistent_fit(x), x.tma ? 1 : 0,
-                             int64_t(x.tokens_per_step) * x.stages, x.load_bits);
+      return std::make_tuple(-chunks(x), -chunks(x) * x.rows_per_block, x.ring ? 0 : 1, x.per_warp ? 1 : 0,
+                             persistent_fit(x), x.tma ? 1 : 0, int64_t(x.tokens_per_step) * x.stages, x.load_bits);
     };
     if (best == nullptr || rank(v) > rank(*best)) best = &v;
   }
@@ -180,7 +181,16 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
     const PaDecodeVariant* v = find_variant(variants, tuned->variant);
     std::string passed_over;
     if (v == nullptr) passed_over = "is not compiled in (FLY_PA_DECODE_FILTER, or renamed since it was measured?)";
-    if (v != nullptr && eligible(*v, p, target, &passed_over)) {
+    bool usable = v != nullptr && eligible(*v, p, target, &passed_over);
+    // an entry serves calls within a factor 2 of its rows: one measured at 8 rows must not send 16
+    // to an 8-row variant, whose two chunks would each re-read the cache
+    if (usable && chunks(*v) > chunks(*best)) {
+      usable = false;
+      passed_over = "computes " + std::to_string(v->rows_per_block) + " query rows a block, so this call's " +
+                    std::to_string(rows) + " rows take " + std::to_string(chunks(*v)) +
+                    " chunks (each re-reads the cache) where the ranking's pick takes " + std::to_string(chunks(*best));
+    }
+    if (usable) {
       best = v;
       const bool exact = tuned->num_seqs == p.num_seqs && tuned->rows == rows && tuned->num_kv_heads == p.num_kv_heads &&
                          tuned->max_seq_len == p.max_seq_len;
