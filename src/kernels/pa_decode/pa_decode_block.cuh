@@ -27,7 +27,8 @@ __device__ __forceinline__ float load_q_elem(const void* q, int64_t i, bool bf16
   return bf16 ? __bfloat162float(static_cast<const __nv_bfloat16*>(q)[i]) : __half2float(static_cast<const __half*>(q)[i]);
 }
 
-// Where a block's query rows come from: row r of the chunk is query row rc * 16 + r of the kv
+// Where a block's query rows come from: row r of the chunk is query row rc * rows + r (16 or 8 a
+// block) of the kv
 // head's group x q_len rows, i.e. new token i = row / group, query head kv_head * group + row % group.
 struct RowMap {
   int32_t first, count, group;  // the chunk's first row, and the rows of the kv head
@@ -50,7 +51,7 @@ __device__ __forceinline__ BlockWork block_work(const PaDecodeParams& p, int blo
   return w;
 }
 
-// Q's 16 rows x head_dim in shared memory (pitch q_pitch), converted to the MMA type; rows past the
+// Q's Block::rows rows (16 or 8) x head_dim in shared memory (pitch q_pitch), converted to the MMA type; rows past the
 // group x q_len are zero. Called by `Threads` threads (tid < Threads: the block's computing threads,
 // or one warp for its own Q); the caller synchronises them.
 template <class Block, int Threads = Block::threads>
@@ -78,7 +79,8 @@ __device__ void stage_q(const PaDecodeParams& p, uint16_t* qs, const RowMap& row
 // The tokens each of a lane's two rows (Warp::row_of) sees: causal up to the query itself, and the
 // window when one is set. Rows past the group x q_len (zero Q, never written) see every token, so
 // that they never force the per-token mask on a group that the real rows see whole; what they
-// compute (NaN, where they read the slots past the context) stays in their own row of S, P and O.
+// compute (NaN where a TMA-fed stage holds it in the slots past the context: cp.async zero-fills
+// them) stays in their own row of S, P and O, and no writer reads it.
 template <class Warp>
 __device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p, const RowMap& rows, int32_t len,
                                                int lane) {

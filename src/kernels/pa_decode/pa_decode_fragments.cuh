@@ -147,7 +147,8 @@ __device__ __forceinline__ constexpr int tok_of(int j, int n) {
   }
 }
 
-// The head_dim index of column n of output tile dj.
+// The head_dim index of column n of output tile dj (for the 8-row state, pa_decode_warp_n8.cuh, of
+// row n of O^T half-tile dj: the same indices, transposed).
 template <KvKind Kind, bool VDimMajor>
 __device__ __forceinline__ constexpr int d_of(int dj, int n) {
   if constexpr (Kind == KvKind::fp8 && !VDimMajor) {

@@ -77,7 +77,7 @@ struct Kernel {
         const int base = warp * T::warp_tokens;
         if (tok0 + base < hi) {  // a warp whose tokens are all past the end has nothing to add
           const uint32_t stage = ring + (it % T::stages) * T::stage_bytes;
-          float s[WarpState<T>::nj][4];
+          typename WarpState<T>::Scores s;
           ws.template qk<kFnuz>(s, qs, stage, base, lane);
           ws.template softmax<decltype(capped)::value>(s, tok0 + base, scale, p.softcap, lane);
           ws.template pv<kFnuz>(s, stage + T::tile_bytes, base, lane);

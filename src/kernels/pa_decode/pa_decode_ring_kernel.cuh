@@ -147,7 +147,7 @@ struct RingKernel {
         fly::mbarrier::wait(full + stage, phase);
         if (w.hi - tok0 < 16) zero_v_tail<Step>(at, w.hi - tok0, lane);
         __syncwarp();
-        float s[WarpState<Step>::nj][4];
+        typename WarpState<Step>::Scores s;
         ws.template qk<kFnuz>(s, qs, at, 0, lane);
         ws.template softmax<decltype(capped)::value>(s, tok0, scale, p.softcap, lane);
         ws.template pv<kFnuz>(s, at + Step::tile_bytes, 0, lane);

@@ -50,7 +50,7 @@ struct Tile {
   // pa_decode_fragments.cuh (a TMA-fed tile places its chunks as the tensor map's swizzle does).
   __device__ static int kv_chunk(int row, int c) { return swizzled_chunk<row_chunks>(row, c); }
 
-  // shared memory: Q (16 rows of head_dim MMA elements, padded so fragment reads spread over banks),
+  // shared memory: Q (`rows` rows of head_dim MMA elements, padded so fragment reads spread over banks),
   // then the ring of stages; the epilogue's per-warp partial outputs reuse the ring.
   static constexpr int q_pitch = HeadDim + 8;  // elements
   static constexpr int q_bytes = rows * q_pitch * 2;

@@ -16,6 +16,7 @@ struct WarpState {
   static constexpr int nj = T::warp_tokens / 8;     // S tiles
   static constexpr int nd = T::head_dim / 8;        // O tiles
   static constexpr float log2e = 1.4426950408889634f;
+  static_assert(T::rows == 16, "the m16 products compute 16 query rows (8: WarpStateN8)");
 
   using Scores = float[nj][4];  // S, then P, of one group
 

@@ -25,8 +25,8 @@ namespace fly::kernels::pa {
 
 template <class T>
 struct WarpStateN8 {
-  static constexpr int kd = T::head_dim / 16;  // k-steps of S^T
-  static constexpr int md = T::head_dim / 16;  // m-tiles of O^T
+  static constexpr int kd = T::head_dim / 16;  // k-steps of S^T (16 of head_dim each)
+  static constexpr int md = T::head_dim / 16;  // m-tiles of O^T (16 of head_dim each)
   static constexpr float log2e = 1.4426950408889634f;
   static_assert(T::rows == 8, "the transposed products compute 8 query rows (mma's N)");
   static_assert(T::warp_tokens == 16, "a warp computes one 16-token group (mma's M) at a time");
@@ -34,22 +34,13 @@ struct WarpStateN8 {
 
   using Scores = float[4];  // S^T, then P^T: tokens g, g + 8 (e >> 1) of rows 2t, 2t + 1 (e & 1)
 
-  float o[md][4];  // O^T: head_dim rows d_of(mt, e >> 1, g) of query rows 2t + (e & 1)
+  float o[md][4];  // O^T: head_dim index d_of(2 mt + (e >> 1), g) of query row 2t + (e & 1)
   float m[2];      // running max of rows 2t, 2t + 1, log2 units
   float l[2];      // running sum (this lane's tokens; summed over g at the end)
-  int32_t lo[2], hi[2];
+  int32_t lo[2], hi[2];  // the tokens each row sees: lo <= t <= hi (set_row_bounds)
   uint32_t qb[kd][2];
 
   __device__ static int row_of(int rh, int lane) { return 2 * (lane & 3) + rh; }
-
-  // The head_dim index of O^T m-tile mt's row g (half 0) or g + 8 (half 1).
-  __device__ static constexpr int d_of(int mt, int half, int g) {
-    if constexpr (T::kind == KvKind::fp8) {
-      return 16 * mt + 2 * g + half;
-    } else {
-      return 16 * mt + 8 * half + g;
-    }
-  }
 
   __device__ void init() {
 #pragma unroll
@@ -60,15 +51,14 @@ struct WarpStateN8 {
     l[0] = l[1] = 0.f;
   }
 
-  // Q^T's B fragments: row g, the k order of K's A fragments (fp8: d = 16 kk + 4t .. 4t + 3).
+  // Q^T's B fragments: row g, k slots 2t and 2t + 8 in the k order of K's A fragments, which is
+  // the m16 state's (q_col; fp8: d = 16 kk + 4t .. 4t + 3).
   __device__ void load_q(const uint16_t* qs, int lane) {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int kk = 0; kk < kd; ++kk) {
-      const uint16_t* row = qs + g * T::q_pitch + 16 * kk;
-      const int c0 = T::kind == KvKind::fp8 ? 4 * t : 2 * t, c1 = T::kind == KvKind::fp8 ? 4 * t + 2 : 2 * t + 8;
-      qb[kk][0] = *reinterpret_cast<const uint32_t*>(row + c0);
-      qb[kk][1] = *reinterpret_cast<const uint32_t*>(row + c1);
+      qb[kk][0] = *reinterpret_cast<const uint32_t*>(qs + g * T::q_pitch + q_col<T::kind>(kk, 2 * t));
+      qb[kk][1] = *reinterpret_cast<const uint32_t*>(qs + g * T::q_pitch + q_col<T::kind>(kk, 2 * t + 8));
     }
   }
 
@@ -121,7 +111,7 @@ struct WarpStateN8 {
       float x = s[e] * scale_log2;
       if constexpr (Capped) x = softcap * tanhf(x / softcap) * log2e;
       if (!inside) {
-        const int32_t tok = tok0 + g + 8 * (e >> 1);
+        const int32_t tok = tok0 + tok_of<T::kind, false>(e >> 1, g);
         x = (tok >= lo[rh] && tok <= hi[rh]) ? x : -INFINITY;
       }
       s[e] = x;
@@ -197,7 +187,7 @@ struct WarpStateN8 {
 #pragma unroll
     for (int mt = 0; mt < md; ++mt)
 #pragma unroll
-      for (int half = 0; half < 2; ++half) f(d_of(mt, half, g), o[mt][rh + 2 * half]);
+      for (int half = 0; half < 2; ++half) f(d_of<T::kind, false>(2 * mt + half, g), o[mt][rh + 2 * half]);
   }
 };
 
