@@ -473,6 +473,62 @@ TEST(PaDecodeCuda, OneHandleEightThreadsEightStreams) {
 
 }  // namespace
 
+// An fp8 cache's NaN codes in the slots past a sequence's end (inside its last page) change
+// nothing, bit for bit against the clean run, through the dispatched kernels: the TMA-fed cells load
+// those slots as they are (cp.async zero-fills them), mask their logits and zero their V rows, and
+// rows past the group x q_len (which see every token) keep what they read to themselves. Groups 2,
+// 5 and 8 (8-row cells) and 12 (16-row), one split and several.
+TEST(PaDecodeCuda, Fp8NanPastTheEndChangesNothing) {
+  FLY_SKIP_WITHOUT_GPU();
+  Handle h;
+  for (fly_kv_layout_t layout : {FLY_KV_LAYOUT_NHD, FLY_KV_LAYOUT_HND})
+    for (fly_dtype_t kv : {FLY_DTYPE_E4M3FN, FLY_DTYPE_E4M3FNUZ})
+      for (int64_t group : {2, 5, 8, 12}) {
+        PaDecodeConfig c;
+        c.seed = 1300 + int(layout) * 16 + (kv == FLY_DTYPE_E4M3FNUZ) * 8 + int(group);
+        c.layout = layout;
+        c.kv_type = kv;
+        c.q_type = FLY_DTYPE_BF16;
+        c.head_dim = 128;
+        c.seq_lens = {40, 1000};
+        c.num_seqs = 2;
+        c.num_q_heads = 2 * group;
+        c.num_kv_heads = 2;
+        c.num_blocks = 2 * ((1000 + 15) / 16);
+        PaDecodeCase k = fly_test::make_pa_decode_case(c);
+        for (int64_t s = 0; s < 2; ++s)  // every block its own id
+          for (int64_t j = 0; j < k.max_blocks_per_seq; ++j)
+            k.block_tables[size_t(s * k.block_table_stride + j)] = int32_t(s * k.max_blocks_per_seq + j);
+        auto run_gpu = [&](PaDecodeCase& x) {
+          DeviceCase d(x);
+          const fly_pa_decode_args a = fly_test::pa_decode_args(x, d.buffers());
+          size_t ws = 0;
+          ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
+          if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
+          ASSERT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+          CUDA_OK(cudaDeviceSynchronize());
+          d.download(x);
+        };
+        run_gpu(k);
+        PaDecodeCase x = k;
+        const uint8_t nan8 = kv == FLY_DTYPE_E4M3FNUZ ? 0x80 : 0x7F;
+        for (int64_t s = 0; s < 2; ++s) {  // every K and V element of every slot past the end, both kv heads
+          const int64_t len = c.seq_lens[size_t(s)];
+          for (int64_t t = len; t < (len + 15) / 16 * 16; ++t) {
+            const int64_t b = x.block_tables[size_t(s * x.block_table_stride + t / 16)];
+            for (int64_t g = 0; g < 2; ++g)
+              for (int64_t d = 0; d < c.head_dim; ++d) {
+                x.k_bytes[size_t(b * x.k_block_stride + fly_test::pa_in_block(x, false, g, t % 16, d))] = nan8;
+                x.v_bytes[size_t(x.v_offset + b * x.v_block_stride + fly_test::pa_in_block(x, true, g, t % 16, d))] = nan8;
+              }
+          }
+        }
+        run_gpu(x);
+        EXPECT_TRUE(x.out == k.out) << fly_test::describe(c) << ": NaN past the end changed out";
+        EXPECT_EQ(std::memcmp(x.lse.data(), k.lse.data(), x.lse.size() * 4), 0) << fly_test::describe(c);
+      }
+}
+
 // NaN and infinity through the dispatched GPU kernels of 16-bit caches, every layout (the host
 // backend's test: PaDecodeHostNan). q_len 1, so every row of a kv head sees every token of its
 // sequence: a NaN in q makes its row NaN; in K, every dim of the rows of that kv head; in V, that
