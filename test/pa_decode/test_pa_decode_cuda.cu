@@ -471,6 +471,28 @@ TEST(PaDecodeCuda, OneHandleEightThreadsEightStreams) {
   }
 }
 
+// Every (sequence, page) its own block id, so that what a test writes into one page reaches one
+// sequence only.
+void give_every_page_its_own_block(PaDecodeCase& k) {
+  for (int64_t s = 0; s < k.c.num_seqs; ++s)
+    for (int64_t j = 0; j < k.max_blocks_per_seq; ++j)
+      k.block_tables[size_t(s * k.block_table_stride + j)] = int32_t(s * k.max_blocks_per_seq + j);
+  ASSERT_LE(k.c.num_seqs * k.max_blocks_per_seq, k.num_blocks);
+}
+
+// `x` through fly_pa_decode on the handle's GPU (the variant the dispatcher picks, the workspace
+// the library sizes), its outputs downloaded into x.
+void run_dispatched(fly_handle_t h, PaDecodeCase& x) {
+  DeviceCase d(x);
+  const fly_pa_decode_args a = fly_test::pa_decode_args(x, d.buffers());
+  size_t ws = 0;
+  ASSERT_EQ(fly_pa_decode_workspace_size(h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
+  if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
+  ASSERT_EQ(fly_pa_decode(h, &a, d.workspace, ws, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+  CUDA_OK(cudaDeviceSynchronize());
+  d.download(x);
+}
+
 }  // namespace
 
 // An fp8 cache's NaN codes in the slots past a sequence's end (inside its last page) change
@@ -496,20 +518,8 @@ TEST(PaDecodeCuda, Fp8NanPastTheEndChangesNothing) {
         c.num_kv_heads = 2;
         c.num_blocks = 2 * ((1000 + 15) / 16);
         PaDecodeCase k = fly_test::make_pa_decode_case(c);
-        for (int64_t s = 0; s < 2; ++s)  // every block its own id
-          for (int64_t j = 0; j < k.max_blocks_per_seq; ++j)
-            k.block_tables[size_t(s * k.block_table_stride + j)] = int32_t(s * k.max_blocks_per_seq + j);
-        auto run_gpu = [&](PaDecodeCase& x) {
-          DeviceCase d(x);
-          const fly_pa_decode_args a = fly_test::pa_decode_args(x, d.buffers());
-          size_t ws = 0;
-          ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
-          if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
-          ASSERT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
-          CUDA_OK(cudaDeviceSynchronize());
-          d.download(x);
-        };
-        run_gpu(k);
+        give_every_page_its_own_block(k);
+        run_dispatched(h.h, k);
         PaDecodeCase x = k;
         const uint8_t nan8 = kv == FLY_DTYPE_E4M3FNUZ ? 0x80 : 0x7F;
         for (int64_t s = 0; s < 2; ++s) {  // every K and V element of every slot past the end, both kv heads
@@ -523,7 +533,7 @@ TEST(PaDecodeCuda, Fp8NanPastTheEndChangesNothing) {
               }
           }
         }
-        run_gpu(x);
+        run_dispatched(h.h, x);
         EXPECT_TRUE(x.out == k.out) << fly_test::describe(c) << ": NaN past the end changed out";
         EXPECT_EQ(std::memcmp(x.lse.data(), k.lse.data(), x.lse.size() * 4), 0) << fly_test::describe(c);
       }
@@ -553,20 +563,8 @@ TEST(PaDecodeCuda, NanAndInfinityReachTheRowsThatSeeThemAndNoOther) {
       c.num_kv_heads = 2;
       c.num_blocks = 2 * ((300 + 15) / 16);
       PaDecodeCase k = fly_test::make_pa_decode_case(c);
-      for (int64_t s = 0; s < 2; ++s)  // every block its own id: a NaN reaches one sequence only
-        for (int64_t j = 0; j < k.max_blocks_per_seq; ++j)
-          k.block_tables[size_t(s * k.block_table_stride + j)] = int32_t(s * k.max_blocks_per_seq + j);
-      ASSERT_LE(2 * k.max_blocks_per_seq, k.num_blocks);
-      auto run_gpu = [&](PaDecodeCase& x) {
-        DeviceCase d(x);
-        const fly_pa_decode_args a = fly_test::pa_decode_args(x, d.buffers());
-        size_t ws = 0;
-        ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
-        if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
-        ASSERT_EQ(fly_pa_decode(h.h, &a, d.workspace, ws, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
-        CUDA_OK(cudaDeviceSynchronize());
-        d.download(x);
-      };
+      give_every_page_its_own_block(k);  // a NaN reaches one sequence only
+      auto run_gpu = [&](PaDecodeCase& x) { run_dispatched(h.h, x); };
       // the cache element (sequence s, kv head 0, token t, dim 3) of K or V
       auto cache_elem = [&](PaDecodeCase& x, bool is_v, int64_t s, int64_t t) -> uint8_t* {
         const int64_t b = x.block_tables[size_t(s * x.block_table_stride + t / c.block_size)];
