@@ -7,7 +7,9 @@ first) it prints the body's static instruction count, its MMAs and the most freq
 count is static: a body's branches (a masked path, a rescale) are counted whether taken or not, so
 compare loops of the same structure.
 
-    python3 tools/sass_loops.py kernel.sass [--top 14]
+    python3 tools/sass_loops.py kernel.sass [--top 14] [--anchor FFMA ...]
+
+--anchor replaces the MMA opcodes that make a loop worth listing (FFMA: the fp32 GEMM's loops).
 
 cuobjdump comes with the CUDA toolkit; on a machine without one, PyPI's wheel has it:
 `pip download --no-deps nvidia-cuda-cuobjdump` and unzip (bin/cuobjdump). Compile a generated
@@ -39,7 +41,7 @@ def opcode(text):
     return re.sub(r"^@!?U?P\w+\s+", "", text).split()[0].split(".")[0]
 
 
-def loops(insts):
+def loops(insts, anchors=MMA):
     at = {a: i for i, (a, _) in enumerate(insts)}
     found = []
     for i, (a, text) in enumerate(insts):
@@ -49,7 +51,7 @@ def loops(insts):
         target = int(m.group(1), 16)
         if target < a and target in at:
             body = insts[at[target]:i + 1]
-            if any(opcode(t) in MMA for _, t in body):
+            if any(opcode(t) in anchors for _, t in body):
                 found.append((target, a, body))
     return sorted(found, key=lambda f: len(f[2]))
 
@@ -58,13 +60,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sass")
     ap.add_argument("--top", type=int, default=14)
+    ap.add_argument("--anchor", action="append", help="an opcode that marks a loop (default: the MMAs)")
     args = ap.parse_args()
+    anchors = tuple(args.anchor) if args.anchor else MMA
+    label = "MMA" if anchors == MMA else "/".join(anchors)
     for name, insts in functions(args.sass).items():
-        for start, end, body in loops(insts):
+        for start, end, body in loops(insts, anchors):
             ops = collections.Counter(opcode(t) for _, t in body)
-            mmas = sum(ops[m] for m in MMA)
+            marks = sum(ops[m] for m in anchors)
             mix = ", ".join(f"{op} {n}" for op, n in ops.most_common(args.top))
-            print(f"{name} [{start:#x}, {end:#x}]: {len(body)} instructions, {mmas} MMA: {mix}")
+            print(f"{name} [{start:#x}, {end:#x}]: {len(body)} instructions, {marks} {label}: {mix}")
 
 
 if __name__ == "__main__":

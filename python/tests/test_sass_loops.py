@@ -39,6 +39,7 @@ def test_mma_loops_innermost_first(tmp_path):
     assert [(start, end, len(body)) for start, end, body in found] == [(0x20, 0x50, 4), (0x10, 0x60, 6)]
     assert [sass_loops.opcode(t) for _, t in found[0][2]] == ["LDSM", "HMMA", "F2FP", "BRA"]
     assert sass_loops.loops(funcs["r"]) == []
+    assert [(start, end) for start, end, _ in sass_loops.loops(funcs["k"], ("IADD3",))] == [(0x70, 0x80)]
 
 
 def test_prints_the_mix(tmp_path, capsys, monkeypatch):
