@@ -38,7 +38,7 @@ struct WarpStateN8 {
   float m[2];      // running max of rows 2t, 2t + 1, log2 units
   float l[2];      // running sum (this lane's tokens; summed over g at the end)
   int32_t lo[2], hi[2];  // the tokens each row sees: lo <= t <= hi (set_row_bounds)
-  uint32_t qb[kd][2];
+  uint32_t qb[kd][2];    // Q^T's B fragment of each k-step (load_q)
 
   __device__ static int row_of(int rh, int lane) { return 2 * (lane & 3) + rh; }
 
