@@ -29,6 +29,8 @@
 # tables in pool order (FLY_BENCH_PA_ORDER); PA_ENVS="FLY_PA_DECODE_PDL=0" a pass per environment setting
 # (and, under each, the paged-decode GPU tests' per-variant and graph checks: logs/ctest_envs.log).
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
+# SASS="<variant> ..." (default: the default paged-decode cells and the 128x256 GEMM cell; none: skip)
+# writes each one's MMA-loop instruction mix (tools/sass_loops.py) to logs/sass.txt.
 # FLY_COMMIT=<hash> names the commit in the report's title: the device's copy of the working tree
 # may carry a stale .git (on 2026-12-04 it reported the previous session's HEAD), so pass it from
 # the checkout, as the literal hash that `git rev-parse --short HEAD` prints here.
@@ -174,6 +176,16 @@ if [[ -x build/cuda/bench/fly_bench ]]; then
   done
 fi
 grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
+# SASS="<variant> ...": the instruction mix of each named variant's MMA loops (tools/sass_loops.py
+# on cuobjdump's SASS of its object file) into logs/sass.txt; by default the default paged-decode
+# cells and the large-shape GEMM cell. SASS=none skips it.
+cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+for v in ${SASS:-pa_decode_sm90a_d128_bf16_vtok_t16w4s3pwn8 pa_decode_sm90a_d128_fp8_vtok_t16w4s4tman8 gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4}; do
+  [[ $v == none ]] && break
+  obj=$(find build/cuda -name "$v.cu.o" 2>/dev/null | head -1)
+  { echo "== $v"; [[ -n $obj ]] && "$cuobjdump" -sass "$obj" >"$logs/$v.sass" && python3 tools/sass_loops.py "$logs/$v.sass" --top 12;
+    rm -f "$logs/$v.sass"; } >>"$logs/sass.txt" 2>&1
+done
 
 {
   echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench, 5 tune, 6 tune-pa)"
