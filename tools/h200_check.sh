@@ -119,7 +119,7 @@ if ((status == 0)); then
     ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
     for row in ${NCU:-}; do  # the first call's kernels of each row (NCU_COUNT of them)
       echo "== ncu $row" >>"$out/ncu.txt"
-      timeout 120 "$ncu" -k regex:pa_decode_sm90a --launch-count "${NCU_COUNT:-2}" --section SpeedOfLight \
+      timeout 120 "$ncu" -k regex:pa_decode_sm90a --launch-count "${NCU_COUNT:-2}" --section SpeedOfLight --section ComputeWorkloadAnalysis \
         --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section LaunchStats \
         build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$out/ncu.txt" 2>&1
     done
