@@ -108,6 +108,8 @@ __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
   }
 }
 
+constexpr float kLog2e = 1.4426950408889634f;  // the softmax runs in log2 units
+
 // 2^x in one MUFU.EX2 (exp2f adds a range fix-up around it for results below 2^-126): the softmax
 // only takes arguments <= 0, whose results that small vanish beside a row sum >= 1 anyway.
 __device__ __forceinline__ float exp2_ftz(float x) {

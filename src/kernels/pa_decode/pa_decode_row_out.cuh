@@ -21,8 +21,6 @@ __device__ __forceinline__ void store_out_elem(void* out, int64_t i, float v, bo
   }
 }
 
-constexpr float kLog2e = 1.4426950408889634f;  // the softmax runs in log2 units
-
 // A finished row's softmax (running max m in log2 units, sum l, both of the visible tokens; m
 // finite) with query head h's attention sink joined to the denominator: m and l updated, and the
 // factor returned that the row's O takes with them (1 without sinks).

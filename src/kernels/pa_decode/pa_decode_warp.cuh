@@ -15,7 +15,6 @@ struct WarpState {
   static constexpr int kd = T::head_dim / 16;       // k-steps of QK^T
   static constexpr int nj = T::warp_tokens / 8;     // S tiles
   static constexpr int nd = T::head_dim / 8;        // O tiles
-  static constexpr float log2e = 1.4426950408889634f;
   static_assert(T::rows == 16, "the m16 products compute 16 query rows (8: WarpStateN8)");
 
   using Scores = float[nj][4];  // S, then P, of one group
@@ -111,14 +110,14 @@ struct WarpState {
     float mx[2] = {-INFINITY, -INFINITY};
     // most steps lie wholly inside both of the lane's rows' visible ranges: no per-token mask
     const bool inside = tok0 >= max(lo[0], lo[1]) && tok0 + T::warp_tokens - 1 <= min(hi[0], hi[1]);
-    const float scale_log2 = Capped ? scale : scale * log2e;  // uncapped: one multiply per logit
+    const float scale_log2 = Capped ? scale : scale * kLog2e;  // uncapped: one multiply per logit
 #pragma unroll
     for (int j = 0; j < nj; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int rh = e >> 1;
         float x = s[j][e] * scale_log2;
-        if constexpr (Capped) x = softcap * tanhf(x / softcap) * log2e;
+        if constexpr (Capped) x = softcap * tanhf(x / softcap) * kLog2e;
         if (!inside) {
           const int32_t tok = tok0 + tok_of<T::kind, T::v_dim_major>(j, 2 * t + (e & 1));
           x = (tok >= lo[rh] && tok <= hi[rh]) ? x : -INFINITY;

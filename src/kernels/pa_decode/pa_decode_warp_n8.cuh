@@ -27,7 +27,6 @@ template <class T>
 struct WarpStateN8 {
   static constexpr int kd = T::head_dim / 16;  // k-steps of S^T (16 of head_dim each)
   static constexpr int md = T::head_dim / 16;  // m-tiles of O^T (16 of head_dim each)
-  static constexpr float log2e = 1.4426950408889634f;
   static_assert(T::rows == 8, "the transposed products compute 8 query rows (mma's N)");
   static_assert(T::warp_tokens == 16, "a warp computes one 16-token group (mma's M) at a time");
   static_assert(!T::v_dim_major, "V^T's fragments are built for token-major V (NHD, HND)");
@@ -104,12 +103,12 @@ struct WarpStateN8 {
   __device__ __forceinline__ void softmax(float (&s)[4], int32_t tok0, float scale, float softcap, int lane) {
     const int g = lane >> 2;
     const bool inside = tok0 >= max(lo[0], lo[1]) && tok0 + 15 <= min(hi[0], hi[1]);
-    const float scale_log2 = Capped ? scale : scale * log2e;
+    const float scale_log2 = Capped ? scale : scale * kLog2e;
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int rh = e & 1;
       float x = s[e] * scale_log2;
-      if constexpr (Capped) x = softcap * tanhf(x / softcap) * log2e;
+      if constexpr (Capped) x = softcap * tanhf(x / softcap) * kLog2e;
       if (!inside) {
         const int32_t tok = tok0 + tok_of<T::kind, false>(e >> 1, g);
         x = (tok >= lo[rh] && tok <= hi[rh]) ? x : -INFINITY;
