@@ -518,7 +518,7 @@ TEST(PaDecodeCuda, Fp8NanPastTheEndChangesNothing) {
         c.num_kv_heads = 2;
         c.num_blocks = 2 * ((1000 + 15) / 16);
         PaDecodeCase k = fly_test::make_pa_decode_case(c);
-        give_every_page_its_own_block(k);
+        ASSERT_NO_FATAL_FAILURE(give_every_page_its_own_block(k));
         run_dispatched(h.h, k);
         PaDecodeCase x = k;
         const uint8_t nan8 = kv == FLY_DTYPE_E4M3FNUZ ? 0x80 : 0x7F;
@@ -563,7 +563,7 @@ TEST(PaDecodeCuda, NanAndInfinityReachTheRowsThatSeeThemAndNoOther) {
       c.num_kv_heads = 2;
       c.num_blocks = 2 * ((300 + 15) / 16);
       PaDecodeCase k = fly_test::make_pa_decode_case(c);
-      give_every_page_its_own_block(k);  // a NaN reaches one sequence only
+      ASSERT_NO_FATAL_FAILURE(give_every_page_its_own_block(k));  // a NaN reaches one sequence only
       auto run_gpu = [&](PaDecodeCase& x) { run_dispatched(h.h, x); };
       // the cache element (sequence s, kv head 0, token t, dim 3) of K or V
       auto cache_elem = [&](PaDecodeCase& x, bool is_v, int64_t s, int64_t t) -> uint8_t* {
