@@ -22,10 +22,29 @@
 
 namespace fly::kernels {
 
+namespace detail {
+// A scalar FMA atom (1x1x1, one thread) reads its operands from shared memory itself. Tiled plainly,
+// k-group g of W takes k = g, g + W, ...: no two of a thread's values are adjacent, so every
+// fragment value is a scalar LDS. Permuting K gives each k-group a contiguous run of BK / W, and
+// K-major fragments (below) then load 16 bytes at a time (LDS.128). Tensor-core atoms keep the
+// plain tiling: their fragments follow the instruction's register layout.
+template <class MmaOp, class WarpLayout, int BK>
+struct CpAsyncTiling {
+  using Atom = MMA_Atom<MmaOp>;
+  static constexpr bool scalar_fma =
+      int(decltype(size(typename Atom::Shape_MNK{}))::value) == 1 && int(decltype(size(typename Atom::ThrID{}))::value) == 1;
+  static constexpr int warps_k = int(decltype(size<2>(WarpLayout{}))::value);
+  using KRuns = Layout<Shape<Int<warps_k>, Int<BK / warps_k>>, Stride<Int<BK / warps_k>, _1>>;
+  using Mma = std::conditional_t<scalar_fma, TiledMMA<MmaOp, WarpLayout, Tile<Underscore, Underscore, KRuns>>,
+                                 TiledMMA<MmaOp, WarpLayout>>;
+};
+}  // namespace detail
+
 template <class MmaOp, class WarpLayout, int BM_, int BN_, int BK_, int Stages_, class TD>
 struct GemmCpAsyncBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
-  using Mma = TiledMMA<MmaOp, WarpLayout>;
+  using Tiling = detail::CpAsyncTiling<MmaOp, WarpLayout, BK>;
+  using Mma = typename Tiling::Mma;
   using TA = typename Mma::ValTypeA;
   using Acc = typename Mma::ValTypeC;
   static_assert(std::is_same_v<TA, typename Mma::ValTypeB>, "GemmCpAsyncBlock: A and B share one element type");
@@ -68,6 +87,20 @@ struct GemmCpAsyncBlock {
         rows_left, k_left, thr);
   }
 
+  // Registers for a thread's (V, MN, K) operand partition: the MMA's own order, or K-major for a
+  // scalar FMA atom, whose K runs are then contiguous in both shared memory and registers.
+  template <class Part>
+  FLY_HD static auto make_fragment(Part const& part) {
+    if constexpr (Tiling::scalar_fma) {
+      constexpr int V = int(decltype(size<0>(part))::value), MN = int(decltype(size<1>(part))::value),
+                    K = int(decltype(size<2>(part))::value);
+      return make_tensor<TA>(make_layout(make_shape(Int<V>{}, Int<MN>{}, Int<K>{}),
+                                         make_stride(Int<MN * K>{}, Int<K>{}, _1{})));
+    } else {
+      return make_tensor<TA>(make_layout(part.shape()));
+    }
+  }
+
   // smem: smem_bytes of dynamic shared memory, 16-byte aligned.
   FLY_HD static void run(GemmParams const& p, TA* smem, int block_m, int block_n, int thr) {
     auto thr_mma = Mma{}.get_slice(thr);
@@ -96,8 +129,8 @@ struct GemmCpAsyncBlock {
       issue_tile_group(load, kt + Stages - 1, k_tiles);
       auto tA = thr_mma.partition_A(smem_a(kt % Stages));
       auto tB = thr_mma.partition_B(smem_b(kt % Stages));
-      auto fA = thr_mma.make_fragment_A(tA);
-      auto fB = thr_mma.make_fragment_B(tB);
+      auto fA = make_fragment(tA);
+      auto fB = make_fragment(tB);
       copy(FragAtom{}, tA, fA);
       copy(FragAtom{}, tB, fB);
       gemm(Mma{}, acc, fA, fB, acc);
