@@ -22,7 +22,6 @@
 
 namespace fly::kernels {
 
-namespace detail {
 // A scalar FMA atom (1x1x1, one thread) reads its operands from shared memory itself. Tiled plainly,
 // k-group g of W takes k = g, g + W, ...: no two of a thread's values are adjacent, so every
 // fragment value is a scalar LDS. Permuting K gives each k-group a contiguous run of BK / W, and
@@ -38,12 +37,11 @@ struct CpAsyncTiling {
   using Mma = std::conditional_t<scalar_fma, TiledMMA<MmaOp, WarpLayout, Tile<Underscore, Underscore, KRuns>>,
                                  TiledMMA<MmaOp, WarpLayout>>;
 };
-}  // namespace detail
 
 template <class MmaOp, class WarpLayout, int BM_, int BN_, int BK_, int Stages_, class TD>
 struct GemmCpAsyncBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
-  using Tiling = detail::CpAsyncTiling<MmaOp, WarpLayout, BK>;
+  using Tiling = CpAsyncTiling<MmaOp, WarpLayout, BK>;
   using Mma = typename Tiling::Mma;
   using TA = typename Mma::ValTypeA;
   using Acc = typename Mma::ValTypeC;
