@@ -36,6 +36,10 @@
 # the checkout, as the literal hash that `git rev-parse --short HEAD` prints here.
 set -uo pipefail
 script_start=$(date +%s)
+# ncu locks the clocks to base (1.32 GHz SM on the H200, against ~1.98 boost) unless told not to,
+# which makes instruction-bound kernels look memory-starved; NCU_CLOCKS=base restores its default.
+ncu_clocks="--clock-control none"
+[[ ${NCU_CLOCKS:-} == base ]] && ncu_clocks=""
 export FLY_REQUIRE_GPU=1
 out=${OUT:-/tmp/fly-h200}
 tune=${TUNE:-0}
@@ -119,7 +123,7 @@ if ((status == 0)); then
     ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
     for row in ${NCU:-}; do  # the first call's kernels of each row (NCU_COUNT of them)
       echo "== ncu $row" >>"$out/ncu.txt"
-      timeout 120 "$ncu" -k regex:pa_decode_sm90a --launch-count "${NCU_COUNT:-2}" --section SpeedOfLight --section ComputeWorkloadAnalysis \
+      timeout 120 "$ncu" $ncu_clocks -k regex:pa_decode_sm90a --launch-count "${NCU_COUNT:-2}" --section SpeedOfLight --section ComputeWorkloadAnalysis \
         --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section LaunchStats \
         build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$out/ncu.txt" 2>&1
     done
@@ -169,7 +173,7 @@ if [[ -x build/cuda/bench/fly_bench ]]; then
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   for row in ${NCU_GEMM:-}; do
     echo "== ncu $row" >>"$out/ncu_gemm.txt"
-    timeout 150 "$ncu" -k regex:gemm_sm90a --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+    timeout 150 "$ncu" $ncu_clocks -k regex:gemm_sm90a --launch-skip 3 --launch-count 1 --section SpeedOfLight \
       --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" \
       >>"$out/ncu_gemm.txt" 2>&1
