@@ -203,4 +203,47 @@ TEST(GemmStaging, WgmmaKStepOffsets) {
   EXPECT_EQ(Tile::k_step_offset(128, 4), 128u * 128u);
   EXPECT_EQ(Tile::k_step_offset(64, 7), 64u * 128u + 96u);
 }
+
+// Scalar FMA cells (CpAsyncTiling): every (m, k) of an A tile is read by exactly one thread of each
+// warp column, each thread's values of one row are a contiguous run of K in shared memory, k-group g
+// owns columns [g * BK / W, (g + 1) * BK / W), and the fragment is K-major, so the fragment copy
+// moves 16-byte vectors. Without the K permutation the k-groups interleave (k = g, g + W, ...) and
+// every fragment value is a scalar LDS.
+template <class Block>
+void check_fma_a_partition() {
+  using Mma = typename Block::Mma;
+  constexpr int BM = Block::BM, BK = Block::BK, W = Mma::WarpsK;
+  constexpr int ld = Block::ld_smem;
+  static_assert(Block::Tiling::scalar_fma);
+  typename Block::template SmemLayout<BM> smem_layout{};
+  std::vector<int> reads(size_t(BM * BK), 0);
+  for (int thr = 0; thr < Mma::num_threads; ++thr) {
+    const auto c = Mma::thread_coord(thr);
+    if (get<2>(c) != 0) continue;  // the warps of one N column
+    auto [part, base] = Mma{}.get_slice(thr).partition_layout_A(smem_layout);
+    const int g = get<3>(c);
+    constexpr int MN = int(decltype(size<1>(part))::value), K = int(decltype(size<2>(part))::value);
+    ASSERT_EQ(K, BK / W);
+    for (int i = 0; i < MN; ++i)
+      for (int k = 0; k < K; ++k) {
+        const int off = int(base) + int(part(0, i, k));
+        const int m = off / ld, kk = off % ld;
+        ASSERT_LT(m, BM);
+        ASSERT_EQ(kk, g * K + k) << "thread " << thr << " row slot " << i << " k " << k;
+        ++reads[size_t(m * BK + kk)];
+      }
+  }
+  for (int m = 0; m < BM; ++m)
+    for (int k = 0; k < BK; ++k) EXPECT_EQ(reads[size_t(m * BK + k)], 1) << "m " << m << " k " << k;
+  using Frag = decltype(Block::make_fragment(Mma{}.get_slice(0).partition_A(
+      std::declval<decltype(make_tensor(static_cast<float*>(nullptr), smem_layout))&>())));
+  EXPECT_EQ(int(decltype(stride<2>(std::declval<Frag>().layout()))::value), 1) << "the fragment is K-major";
+}
+
+TEST(GemmStaging, FmaKGroupsReadContiguousRunsOfK) {
+  check_fma_a_partition<kernels::GemmCpAsyncBlock<SM90_FMA_F32, Layout<Shape<_8, _8, _2>>, 64, 64, 32, 4, float>>();
+  check_fma_a_partition<kernels::GemmCpAsyncBlock<SM90_FMA_F32, Layout<Shape<_8, _8, _4>>, 64, 64, 32, 4, float>>();
+  check_fma_a_partition<kernels::GemmCpAsyncBlock<SM90_FMA_F32, Layout<Shape<_1, _16, _16>>, 16, 16, 128, 3, float>>();
+  check_fma_a_partition<kernels::GemmCpAsyncBlock<SM90_FMA_F32, Layout<Shape<_16, _8, _1>>, 128, 64, 16, 4, float>>();
+}
 }  // namespace
