@@ -95,35 +95,6 @@ struct CpAsyncFeed {
     fly::cp_async_wait<T::stages - 2>();
     __syncwarp();  // every lane's copies of group i landed; every lane finished group i - 1
   }
-
-  // The halves of fill, each its own cp.async group, for a loop that refills a stage's K tile as
-  // soon as its Q K^T is done and its V tile after P V (token-major tiles).
-  __device__ void fill_k(const PaDecodeParams& p, Entry entry, const GroupSlot& g) {
-    const OneGroup k{reinterpret_cast<const unsigned char*>(__shfl_sync(0xffffffffu, uintptr_t(entry), 0))};
-    fill_tile(p.k, copies.k, k, k.ptr != nullptr && g.left >= 16, g.left, g.stage);
-  }
-  __device__ void fill_v(const PaDecodeParams& p, Entry entry, const GroupSlot& g) {
-    static_assert(!T::v_dim_major, "split fills are for token-major V tiles");
-    const OneGroup v{reinterpret_cast<const unsigned char*>(__shfl_sync(0xffffffffu, uintptr_t(entry), 1))};
-    fill_tile(p.v, copies.v, v, v.ptr != nullptr && g.left >= 16, g.left, g.stage + Step::tile_bytes);
-  }
-  // Waits until at most `Pending` of this thread's cp.async groups are in flight, then for every
-  // lane: the tile the caller reads next has landed, and every lane is done with what it read before.
-  template <int Pending>
-  __device__ void wait() {
-    fly::cp_async_wait<Pending>();
-    __syncwarp();
-  }
-
- private:
-  __device__ static void fill_tile(const PagedCacheView& c, const TokenMajorCopies<Step>& m, const OneGroup& g, bool fast,
-                                   int32_t left, uint32_t tile) {
-    if (m.token_fast) {
-      fast ? load_token_major<Step, true, true>(c, m, g, left, tile) : load_token_major<Step, false, true>(c, m, g, left, tile);
-    } else {
-      fast ? load_token_major<Step, true, false>(c, m, g, left, tile) : load_token_major<Step, false, false>(c, m, g, left, tile);
-    }
-  }
 };
 
 template <class T>

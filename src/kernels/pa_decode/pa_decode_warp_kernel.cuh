@@ -100,8 +100,6 @@ struct WarpKernel {
   using Step = typename T::Step;
   static constexpr int S = T::stages;
   using Feed = std::conditional_t<T::tma, TmaFeed<T>, CpAsyncFeed<T>>;
-  // The cp.async 8-row cells release a stage's K tile after Q K^T, not after P V (run_early_k).
-  static constexpr bool early_k = !T::tma && T::rows == 8;
 
   // kmap, vmap: the TMA tensor maps (TMA-fed tiles only)
   __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid,
@@ -138,10 +136,6 @@ struct WarpKernel {
     auto slot = [&](int i) { return GroupSlot{tok0(i), w.hi - tok0(i), ring + (i % S) * T::stage_bytes, w.kv_head}; };
     auto lookup = [&](int i) { return feed.lookup(p, tok0(i), lane); };
 
-    if constexpr (early_k) {
-      run_early_k(p, w, rows, first, stored_len, ring, feed, smem, tid);
-      return;
-    }
     // ---- prologue: the first Stages - 1 groups in flight (their lookups issued together), then Q.
     // The table is read two groups ahead of the copies it addresses: a lookup has two iterations
     // of compute to land, not one.
@@ -181,73 +175,6 @@ struct WarpKernel {
         typename T::State::Scores s;
         ws.template qk<kFnuz>(s, qs, g.stage, 0, lane);
         ws.template softmax<decltype(capped)::value>(s, g.tok0, scale, p.softcap, lane);
-        ws.template pv<kFnuz>(s, g.stage + Step::tile_bytes, 0, lane);
-      }
-    };
-    for_loop_options<T::kind>(p, main_loop);
-    finish<T>(p, ws, rows, smem + T::q_bytes, w, tid);
-  }
-
-  // The loop with K and V as separate cp.async groups. Group i's K tile is free once its Q K^T is
-  // done, so the K of group i + S goes into it there, while the softmax and P V of group i run;
-  // the V of group i + S - 1 goes into group i - 1's V tile at the top of iteration i, as both
-  // halves did before. K's bytes are in flight for the softmax and P V of every group (the ring
-  // holds S - 1 groups plus a K tile in flight, not S - 1), in the same shared memory.
-  // cp.async groups are committed as K_0 V_0 K_1 V_1 ...: wherever the loop waits, the tile it
-  // needs is followed by exactly 2 S - 1 later groups (empty commits keep the count at the tail).
-  // ring: this warp's ring (shared address); w bounded by max_len until stored_len is applied.
-  __device__ static void run_early_k(const PaDecodeParams& p, BlockWork& w, const RowMap& rows, int32_t first,
-                                     int32_t stored_len, uint32_t ring, Feed& feed, unsigned char* smem, int tid) {
-    const int lane = tid & 31;
-    uint16_t* qs = reinterpret_cast<uint16_t*>(smem);
-    auto tok0 = [&](int i) { return first + i * T::tokens; };
-    auto slot = [&](int i) { return GroupSlot{tok0(i), w.hi - tok0(i), ring + (i % S) * T::stage_bytes, w.kv_head}; };
-    auto lookup = [&](int i) { return feed.lookup(p, tok0(i), lane); };
-
-    // the table read two groups ahead of the K copies it addresses, as in run
-    typename Feed::Entry entry[S + 2];
-#pragma unroll
-    for (int st = 0; st < S + 2; ++st) entry[st] = lookup(st);
-    w.bound(p, stored_len, T::tokens);  // lo is unchanged (no window), or was already final
-    feed.walk.end = w.hi;
-    const int n = w.hi > first ? (w.hi - first + T::tokens - 1) / T::tokens : 0;
-#pragma unroll
-    for (int st = 0; st < S; ++st) {
-      if (st < n) feed.fill_k(p, entry[st], slot(st));
-      feed.commit();
-      if (st == S - 1) break;  // V_{S-1} goes in at the top of iteration 0
-      if (st < n) feed.fill_v(p, entry[st], slot(st));
-      feed.commit();
-    }
-    typename Feed::Entry pending[3] = {entry[S - 1], entry[S], entry[S + 1]};  // V of S - 1, K of S, K of S + 1
-    stage_q<T>(p, qs, rows, w.seq, w.kv_head, tid);
-    __syncthreads();
-
-    typename T::State ws;
-    ws.init();
-    ws.load_q(qs, lane);
-    set_row_bounds(ws, p, rows, w.len, lane);
-    const float k_scale = (p.k_scale != nullptr ? __ldg(p.k_scale) : 1.f) * p.k_dequant;
-    const float scale = p.scale * k_scale;
-
-    auto main_loop = [&](auto fnuz, auto capped) {
-      constexpr bool kFnuz = decltype(fnuz)::value;
-      for (int i = 0; i < n; ++i) {
-        const GroupSlot g = slot(i);
-        __syncwarp();  // every lane is done with group i - 1's V tile
-        if (i + S - 1 < n) feed.fill_v(p, pending[0], slot(i + S - 1));
-        feed.commit();
-        feed.template wait<2 * S - 1>();  // K_i
-        typename T::State::Scores s;
-        ws.template qk<kFnuz>(s, qs, g.stage, 0, lane);
-        __syncwarp();  // every lane is done with K_i's tile
-        if (i + S < n) feed.fill_k(p, pending[1], slot(i + S));
-        feed.commit();
-        pending[0] = pending[1];
-        pending[1] = pending[2];
-        if (i + S + 2 < n) pending[2] = lookup(i + S + 2);
-        ws.template softmax<decltype(capped)::value>(s, g.tok0, scale, p.softcap, lane);
-        feed.template wait<2 * S - 1>();  // V_i
         ws.template pv<kFnuz>(s, g.stage + Step::tile_bytes, 0, lane);
       }
     };
