@@ -201,7 +201,7 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
       choice = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; heuristic: ";
     }
   }
-  const int row_chunks = int((rows + best->rows_per_block - 1) / best->rows_per_block);
+  const int row_chunks = int(chunks(*best));
   const int64_t step = best->tokens_per_step;
   const int64_t steps = std::max<int64_t>(1, (p.max_seq_len + step - 1) / step);
   const int64_t base_blocks = p.num_seqs * p.num_kv_heads * row_chunks;

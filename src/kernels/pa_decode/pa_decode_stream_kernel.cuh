@@ -20,7 +20,6 @@
 #include "pa_decode_load.cuh"
 #include "pa_decode_params.hpp"
 #include "pa_decode_warp.cuh"
-#include "pa_decode_warp_n8.cuh"
 #include "pa_decode_warp_feed.cuh"
 #include "pa_decode_warp_kernel.cuh"
 
@@ -45,7 +44,7 @@ struct StreamTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps, Rows> {
   // where the resident blocks leave a thread all 255 registers; the 8-row state always holds its 16
   static constexpr bool q_in_registers = Rows == 8 || 65536 / (min_blocks * Block::threads) >= 256;
   using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers, Tma, Rows>;
-  using State = std::conditional_t<Rows == 8, WarpStateN8<Step>, WarpState<Step>>;
+  using State = WarpStateOf<Step>;
 
   static_assert(Stages >= 2, "a warp's pipeline keeps at least one stage loading");
   static_assert(!Tma || !VDimMajor, "TMA feeds token-major tiles (NHD, HND); vLLM's cache takes cp.async");

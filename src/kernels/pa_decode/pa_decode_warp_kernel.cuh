@@ -39,6 +39,11 @@ struct WarpStep : Tile<HeadDim, Kind, VDimMajor, 16, 1, 2, Rows> {
   }
 };
 
+// The consumer state of a step's rows: the m16 products for 16 query rows (pa_decode_warp.cuh), the
+// transposed n8 ones for 8 (pa_decode_warp_n8.cuh).
+template <class Step>
+using WarpStateOf = std::conditional_t<Step::rows == 8, WarpStateN8<Step>, WarpState<Step>>;
+
 // What every block of 16-token groups shares, however its stages are fed (WarpTile: a ring per
 // warp; RingTile: one ring and a producer warp): one group's stage, Q's staging and the epilogue's
 // pitch.
@@ -88,7 +93,7 @@ struct WarpTile : GroupBlock<HeadDim, Kind, VDimMajor, Warps, Rows> {
   // the 168-register budget would spill. The 8-row state always holds its 16.
   static constexpr bool q_in_registers = Rows == 8 || min_blocks <= 2;
   using Step = WarpStep<HeadDim, Kind, VDimMajor, q_in_registers, Tma, Rows>;
-  using State = std::conditional_t<Rows == 8, WarpStateN8<Step>, WarpState<Step>>;
+  using State = WarpStateOf<Step>;
 
   static_assert(Stages >= 2, "a warp's pipeline keeps at least one stage loading");
   static_assert(!Tma || !VDimMajor, "TMA feeds token-major tiles (NHD, HND); vLLM's cache takes cp.async");
