@@ -411,6 +411,104 @@ TEST(PaDecodeCuda, GraphReplaySeesNewInputs) {
   }
 }
 
+// What the late writer copies: up to 8 device ranges.
+struct LateCopies {
+  struct Range {
+    void* dst;
+    const void* src;
+    size_t bytes;
+  } r[8];
+  int n;
+  unsigned long long delay_ns;
+};
+
+// The kernel before a decode in an engine writes what the decode reads (q, the cache's new slots,
+// the tables). This one lets its dependents launch at once (griddepcontrol.launch_dependents), so
+// the decode's blocks are resident and run everything they do before griddepcontrol.wait (the L2
+// warm-up's guesses from the old lengths and tables) while it waits, then overwrites the inputs.
+__global__ void late_writer(LateCopies c) {
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < c.delay_ns);
+  for (int k = 0; k < c.n; ++k) {  // cudaMalloc's pointers: 16-byte copies, then the tail's bytes
+    auto* d = static_cast<unsigned char*>(c.r[k].dst);
+    auto* s = static_cast<const unsigned char*>(c.r[k].src);
+    const size_t vecs = c.r[k].bytes / 16;
+    for (size_t i = threadIdx.x; i < vecs; i += blockDim.x)
+      reinterpret_cast<uint4*>(d)[i] = reinterpret_cast<const uint4*>(s)[i];
+    for (size_t i = 16 * vecs + threadIdx.x; i < c.r[k].bytes; i += blockDim.x) d[i] = s[i];
+  }
+}
+
+// Every variant launched behind a kernel that rewrites its lengths, tables, cache, q and scales
+// after the decode's blocks are resident: the results are those of the new inputs (the reference
+// of the second case), whatever the blocks guessed from the old ones before the wait.
+TEST(PaDecodeCuda, InputsTheKernelBeforeWritesAreTheOnesRead) {
+  FLY_SKIP_WITHOUT_GPU();
+  int sms = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  uint64_t seed = 700;
+  for (const auto& v : fly::dispatch::pa_decode_variants()) {
+    PaDecodeConfig c;
+    c.head_dim = v.head_dim;
+    c.num_q_heads = 8;
+    c.num_kv_heads = 2;
+    c.layout = v.v_dim_major ? FLY_KV_LAYOUT_VLLM : FLY_KV_LAYOUT_NHD;
+    c.kv_type = c.q_type = v.kv_class;
+    if (v.kv_class == FLY_DTYPE_E4M3FN) {
+      c.q_type = FLY_DTYPE_BF16;
+      c.scales = true;
+    }
+    c.seq_lens = {2000, 300, 1, 1500};
+    c.num_seqs = 4;
+    c.max_seq_len = 2048;
+    c.num_blocks = 300;
+    c.seed = seed++;
+    PaDecodeCase before = fly_test::make_pa_decode_case(c);
+    c.seq_lens = {700, 2048, 64, 1000};
+    c.seed = seed++;
+    c.k_scale = 0.625f;
+    PaDecodeCase after = fly_test::make_pa_decode_case(c);
+    ASSERT_EQ(before.k_bytes.size(), after.k_bytes.size());
+    ASSERT_EQ(before.block_tables.size(), after.block_tables.size());
+    DeviceCase d(before), next(after);
+    CUDA_OK(cudaMemcpy(d.out, after.out.data(), after.out.size() * 2, cudaMemcpyHostToDevice));  // poisoned
+    CUDA_OK(cudaMemcpy(d.lse, after.lse.data(), after.lse.size() * 4, cudaMemcpyHostToDevice));
+    LateCopies late{{{d.q, next.q, after.q.size() * 2},
+                     {d.k, next.k, after.k_bytes.size()},
+                     {d.v, next.v, after.v_bytes.size()},
+                     {d.tables, next.tables, after.block_tables.size() * 4},
+                     {d.lens, next.lens, after.seq_lens.size() * 4},
+                     {d.scales, next.scales, after.scales.size() * 4}},
+                    6,
+                    200'000};
+    const fly_pa_decode_args a = fly_test::pa_decode_args(before, d.buffers());
+    fly::dispatch::PaDecodeProblem p{};
+    ASSERT_EQ(fly::dispatch::validate_pa_decode_args("test", &a, fly::dispatch::Target::sm90a, &p), FLY_STATUS_SUCCESS)
+        << fly_last_error();
+    fly::dispatch::PaDecodePlan plan;
+    std::string why;
+    ASSERT_EQ(fly::dispatch::select_pa_decode_variant(std::span(&v, 1), p, fly::dispatch::Target::sm90a, sms, &plan, &why),
+              &v)
+        << why;
+    const size_t ws = fly::dispatch::pa_decode_workspace_bytes(p);
+    if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
+    plan.workspace = d.workspace;
+    late_writer<<<1, 256, 0, s>>>(late);
+    ASSERT_EQ(v.launch(p, plan, s), FLY_STATUS_SUCCESS) << fly_last_error();
+    CUDA_OK(cudaStreamSynchronize(s));
+    d.download(after);
+    for (double& t : after.tol_out) t += p_rounding_bound(after.c);
+    EXPECT_EQ(fly_test::check_pa_decode(after), "") << v.name << ": " << fly_test::describe(after.c) << "\n" << why;
+  }
+  cudaStreamDestroy(s);
+}
+
 // One handle, 8 threads, each on its own stream with its own case (every kv type and layout, so the
 // threads' first calls race to fill the handle's lazy state), 3 calls each: every result matches
 // the reference.

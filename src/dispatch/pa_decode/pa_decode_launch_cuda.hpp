@@ -63,6 +63,18 @@ inline bool fold_splits() {
   return on;
 }
 
+// The per-warp and persistent kernels prefetch their first groups into L2 while the grid before
+// them finishes (pa_decode_warp_feed.cuh, warm_groups_l2): only where they are programmatic
+// dependent launches (otherwise nothing runs before the wait). FLY_PA_DECODE_WARM=0 (read once)
+// turns it off, for measuring what it gives.
+inline bool warm_l2_before_wait() {
+  static const bool on = [] {
+    const char* v = std::getenv("FLY_PA_DECODE_WARM");
+    return programmatic_launch() && (v == nullptr || std::strcmp(v, "0") != 0);
+  }();
+  return on;
+}
+
 // A fresh epoch for each launch whose splits count themselves in, 1 .. 2^31 - 1 and around again
 // (pa_decode_work.hpp, split_counter_claimed): shared by every handle and thread of the process.
 inline uint32_t next_split_epoch() {
@@ -116,6 +128,7 @@ fly_status_t launch_pa_decode(void (*kernel)(Arg), void (*reduce)(kernels::PaDec
                                                      std::to_string(Tile::smem_bytes) + " bytes of shared memory: " +
                                                      cudaGetErrorString(e));
   kernels::PaDecodeParams params = pa_decode_params(p, plan);
+  params.warm_l2 = warm_l2_before_wait();
   const bool folded = plan.splits > 1 && fold_splits();
   if (folded) {
     params.split_counters = pa_decode_split_counters(p, plan);

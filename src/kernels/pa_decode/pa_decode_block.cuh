@@ -43,6 +43,15 @@ struct RowMap {
 // before it completed and its writes are visible. Without such a predecessor this returns at once.
 __device__ __forceinline__ void wait_for_previous_grid() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
 
+// The kernel's entry: a body that can warm L2 with its first groups (warm_l2, the per-warp and
+// persistent kernels: pa_decode_warp_feed.cuh, warm_groups_l2) does so while the previous grid
+// finishes, then every body waits for it.
+template <class Body>
+__device__ __forceinline__ void warm_l2_then_wait(const PaDecodeParams& p, int block, int tid) {
+  if constexpr (requires { Body::warm_l2(p, block, tid); }) Body::warm_l2(p, block, tid);
+  wait_for_previous_grid();
+}
+
 // Block `block`'s work (pa_decode_work.hpp), its sequence's length read through the read-only cache;
 // lo aligned to `step` tokens.
 __device__ __forceinline__ BlockWork block_work(const PaDecodeParams& p, int block, int step) {

@@ -39,7 +39,11 @@ struct PageWalk {
   template <int ElemBytes>
   __device__ __forceinline__ const unsigned char* group_ptr(const PagedCacheView& c, int32_t t) const {
     if (t >= end) return nullptr;
-    const int32_t b = __ldg(table + (t >> block_size_log2));
+    return page_ptr<ElemBytes>(c, __ldg(table + (t >> block_size_log2)), t);
+  }
+  // token t's address in page b (null for a block id outside the cache)
+  template <int ElemBytes>
+  __device__ __forceinline__ const unsigned char* page_ptr(const PagedCacheView& c, int32_t b, int32_t t) const {
     if (b < 0 || b >= num_blocks) return nullptr;
     const int32_t slot = t & ((1 << block_size_log2) - 1);
     const int64_t elem = int64_t(b) * c.block + int64_t(kv_head) * c.head + int64_t(slot) * c.slot;
@@ -75,6 +79,20 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int s
 }
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+}
+
+// What a fast-path copy of a tile issues: the copy into its stage, or only a prefetch of its
+// source into L2 (warm_groups_l2: no data reaches the block, so it may run before the previous
+// grid's writes are visible).
+enum class Issue { copy, prefetch_l2 };
+
+template <Issue I>
+__device__ __forceinline__ void issue_16(uint32_t dst, const void* src) {
+  if constexpr (I == Issue::copy) {
+    cp_async_16(dst, src);
+  } else {
+    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(src));
+  }
 }
 
 // The address of a step that is one 16-token group (a warp's own step): every index names it.
@@ -136,7 +154,7 @@ struct TokenMajorCopies {
 };
 
 // Groups: the step's group addresses, indexable by group (an array, or OneGroup).
-template <class T, bool Fast, bool TokenFast, class Groups>
+template <class T, bool Fast, bool TokenFast, Issue I = Issue::copy, class Groups>
 __device__ __forceinline__ void load_token_major(const PagedCacheView& c, const TokenMajorCopies<T>& m,
                                                  const Groups& groups, int32_t left, uint32_t tile) {
 #pragma unroll
@@ -145,7 +163,7 @@ __device__ __forceinline__ void load_token_major(const PagedCacheView& c, const 
     const unsigned char* g = groups[tok >> 4];
     const uint32_t dst = tile + 16 * swizzled_chunk<T::row_chunks>(tok, ch);
     if constexpr (Fast) {
-      cp_async_16(dst, g + m.template off<TokenFast>(i));
+      issue_16<I>(dst, g + m.template off<TokenFast>(i));
     } else {
       const bool valid = g != nullptr && tok < left;
       cp_async_16(dst, valid ? static_cast<const void*>(g + m.template off<TokenFast>(i)) : c.base, valid ? 16 : 0);
@@ -177,7 +195,7 @@ struct DimMajorCopies {
 
 // A chunk that straddles the end keeps its valid tokens and zero-fills the rest (the slots past a
 // sequence's end may hold anything, NaN included, and P = 0 does not cancel NaN).
-template <class T, bool Fast, class Groups>
+template <class T, bool Fast, Issue I = Issue::copy, class Groups>
 __device__ __forceinline__ void load_dim_major(const PagedCacheView& c, const DimMajorCopies<T>& m,
                                                const Groups& groups, int32_t left, uint32_t tile) {
   const unsigned char* g = groups[m.tok() >> 4];
@@ -187,7 +205,7 @@ __device__ __forceinline__ void load_dim_major(const PagedCacheView& c, const Di
   for (int i = 0; i < m.per_thread; ++i) {
     const uint32_t dst = tile + 16 * swizzled_chunk<T::vrow_chunks>(m.d(i), m.ch);
     if constexpr (Fast) {
-      cp_async_16(dst, g + m.off0 + i * m.step_off);
+      issue_16<I>(dst, g + m.off0 + i * m.step_off);
     } else {
       cp_async_16(dst, bytes != 0 ? static_cast<const void*>(g + m.off0 + i * m.step_off) : c.base, bytes);
     }
@@ -207,21 +225,22 @@ struct StageCopies {
 // Issues a step's K and V tiles (the groups' addresses in k_groups and v_groups, indexable by
 // group) whose first token is `left` tokens before the block's end into the stage at shared
 // address `stage`. fast: every group is valid and the step lies inside the context (no per-copy
-// checks).
-template <class T, class Groups>
+// checks). Issue::prefetch_l2 takes the fast path only (the caller passes whole, valid groups).
+template <class T, Issue I = Issue::copy, class Groups>
 __device__ __forceinline__ void load_groups(const PaDecodeParams& p, const StageCopies<T>& m, const Groups& k_groups,
                                             const Groups& v_groups, bool fast, int32_t left, uint32_t stage) {
   auto issue = [&](auto fast_path, auto k_token_fast) {
     constexpr bool kFast = decltype(fast_path)::value;
-    load_token_major<T, kFast, decltype(k_token_fast)::value>(p.k, m.k, k_groups, left, stage);
+    load_token_major<T, kFast, decltype(k_token_fast)::value, I>(p.k, m.k, k_groups, left, stage);
     if constexpr (T::v_dim_major) {
-      load_dim_major<T, kFast>(p.v, m.v, v_groups, left, stage + T::tile_bytes);
+      load_dim_major<T, kFast, I>(p.v, m.v, v_groups, left, stage + T::tile_bytes);
     } else {
-      load_token_major<T, kFast, false>(p.v, m.v, v_groups, left, stage + T::tile_bytes);
+      load_token_major<T, kFast, false, I>(p.v, m.v, v_groups, left, stage + T::tile_bytes);
     }
   };
-  // only K takes vLLM's token-fast layout (V is dim-major there)
-  if (m.k.token_fast) {
+  if constexpr (I == Issue::prefetch_l2) {
+    m.k.token_fast ? issue(std::true_type{}, std::true_type{}) : issue(std::true_type{}, std::false_type{});
+  } else if (m.k.token_fast) {  // only K takes vLLM's token-fast layout (V is dim-major there)
     fast ? issue(std::true_type{}, std::true_type{}) : issue(std::false_type{}, std::true_type{});
   } else {
     fast ? issue(std::true_type{}, std::false_type{}) : issue(std::false_type{}, std::false_type{});

@@ -52,6 +52,9 @@ struct PaDecodeParams {
   // a reduce kernel does; [seq][kv head][row chunk] words in the workspace, and the launch's epoch
   uint64_t* split_counters;
   uint32_t epoch;
+  // the per-warp and persistent kernels prefetch their first groups into L2 before the previous
+  // grid completes (pa_decode_warp_feed.cuh, warm_groups_l2)
+  bool warm_l2;
 };
 
 // The query row (sequence s, token i, q head h) in [0, num_seqs * q_len * num_q_heads).

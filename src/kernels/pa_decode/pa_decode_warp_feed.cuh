@@ -18,6 +18,7 @@
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "pa_decode_load.cuh"
 #include "pa_decode_params.hpp"
+#include "pa_decode_work.hpp"
 
 namespace fly::kernels {
 
@@ -64,6 +65,51 @@ __device__ void zero_v_tail(uint32_t stage, int32_t left, int lane) {
     asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};\n" ::"r"(at), "r"(0) : "memory");
   }
   fly::fence_proxy_async_shared();
+}
+
+// A per-warp pipeline's first groups towards L2 before the kernel may read anything: the block is
+// resident while the grid before it finishes (a programmatic dependent launch: the previous call's
+// reduce, or in an engine the kernel that wrote q and the cache), and HBM would idle through that
+// tail and through the prologue's dependent loads after the wait. The warp guesses its work from
+// the length and the block table as they are now (read through L2 only, ld.global.cg: the reads
+// leave no line in L1 that the real lookups after the wait could hit), and
+// prefetches Groups whole groups of it, the first at token lo + offset, `stride` tokens apart.
+// A prefetch brings nothing into the block, so a guess made stale by the previous grid's writes
+// costs bandwidth, never a result; the pipeline loads every group again after the wait.
+// w: the block's (or the warp's first unit's) coordinates, bounded here with `step` as its kernel
+// bounds them. Without a window the table is read beside the length (the tokens' start does not
+// depend on it), as the kernels' own prologues do.
+template <class Step, int Groups>
+__device__ void warm_groups_l2(const PaDecodeParams& p, BlockWork w, int32_t step, int32_t offset, int32_t stride,
+                               int lane) {
+  const int32_t len = __ldcg(p.seq_lens + w.seq);
+  const int32_t* table = p.block_tables + int64_t(w.seq) * p.block_table_stride;
+  int32_t page[Groups];  // every lookup in flight at once
+  auto look_up = [&] {
+#pragma unroll
+    for (int i = 0; i < Groups; ++i) {
+      const int32_t t = w.lo + offset + i * stride;
+      page[i] = t < w.hi ? __ldcg(table + (t >> p.block_size_log2)) : -1;
+    }
+  };
+  if (p.window == 0) {
+    w.bound(p, p.max_len, step);
+    look_up();
+    w.bound(p, len, step);
+  } else {
+    w.bound(p, len, step);
+    look_up();
+  }
+  const PageWalk walk{table, p.num_blocks, p.block_size_log2, w.hi, w.kv_head};
+  StageCopies<Step> copies;
+  copies.init(p, lane);
+#pragma unroll
+  for (int i = 0; i < Groups; ++i) {
+    const int32_t t = w.lo + offset + i * stride;
+    const OneGroup k{walk.page_ptr<Step::elem_bytes>(p.k, page[i], t)}, v{walk.page_ptr<Step::elem_bytes>(p.v, page[i], t)};
+    if (w.hi - t >= 16 && k.ptr != nullptr && v.ptr != nullptr)
+      load_groups<Step, Issue::prefetch_l2>(p, copies, k, v, true, 16, 0);
+  }
 }
 
 template <class T>

@@ -106,6 +106,11 @@ struct WarpKernel {
   static constexpr int S = T::stages;
   using Feed = std::conditional_t<T::tma, TmaFeed<T>, CpAsyncFeed<T>>;
 
+  // Before the previous grid completes: each warp's first Stages - 1 groups towards L2.
+  __device__ static void warm_l2(const PaDecodeParams& p, int block, int tid) {
+    if (p.warm_l2) warm_groups_l2<Step, S - 1>(p, BlockWork::at(p, block), T::tokens, 16 * (tid >> 5), T::tokens, tid & 31);
+  }
+
   // kmap, vmap: the TMA tensor maps (TMA-fed tiles only)
   __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid,
                              const CUtensorMap* kmap = nullptr, const CUtensorMap* vmap = nullptr) {

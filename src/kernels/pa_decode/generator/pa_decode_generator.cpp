@@ -240,12 +240,12 @@ void write_tu(const std::string& path, const Cell& c) {
   if (c.tma) {
     f << "(const __grid_constant__ fly::kernels::PaDecodeTmaArgs a) {\n"
       << "  extern __shared__ __align__(128) unsigned char smem[];\n"
-      << "  fly::kernels::pa::wait_for_previous_grid();\n"
+      << "  fly::kernels::pa::warm_l2_then_wait<Body>(a.p, int(blockIdx.x), int(threadIdx.x));\n"
       << "  Body::run(a.p, smem, int(blockIdx.x), int(threadIdx.x), &a.k, &a.v);\n}\n\n";
   } else {
     f << "(const __grid_constant__ fly::kernels::PaDecodeParams p) {\n"
       << "  extern __shared__ __align__(128) unsigned char smem[];\n"
-      << "  fly::kernels::pa::wait_for_previous_grid();\n"
+      << "  fly::kernels::pa::warm_l2_then_wait<Body>(p, int(blockIdx.x), int(threadIdx.x));\n"
       << "  Body::run(p, smem, int(blockIdx.x), int(threadIdx.x));\n}\n\n";
   }
   f << "extern \"C\" __global__ void __launch_bounds__(Reduce::threads) " << n
