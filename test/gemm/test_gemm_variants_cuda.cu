@@ -15,6 +15,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 // the TMA blocks' barrier waits: a phase that never completes traps instead of hanging the test
@@ -23,6 +24,7 @@
 #include "common/cuda_test.hpp"
 #include "common/exact_values.hpp"
 #include "common/gemm_buffer.hpp"
+#include "common/late_writer.cuh"
 #include "common/parallel_rows.hpp"
 #include "fly/fly.h"
 #include "fly/numeric/numeric.hpp"
@@ -47,8 +49,10 @@ double unit_roundoff(fly_dtype_t t) {
 constexpr int64_t kGuardRows = 2;  // rows of D past the last one, poisoned, that must stay so
 
 // beta = 0 leaves C unread (and lets the persistent block's epilogue store column pairs).
+// behind_writer: A, B, C and the scales hold NaN until a kernel launched just before the variant
+// on its stream writes them (fly_test::late_writer), after the variant's blocks may be resident.
 void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned seed, Data data = Data::exact,
-                 float beta = 2.f) {
+                 float beta = 2.f, bool behind_writer = false) {
   SCOPED_TRACE(std::string(v.name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                (data == Data::exact ? " exact" : " random") + " beta " + std::to_string(beta));
   std::mt19937 rng(seed);
@@ -83,11 +87,27 @@ void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned
   GemmProblem p{m, n, k, lda, ldb, ldc, ldd, v.ab_type, v.ab_type, v.d_type, v.d_type, alpha, beta, dA, dB, dC, dD, dsa, dsb};
   cudaStream_t stream;
   CUDA_OK(cudaStreamCreate(&stream));
+  void* staged[5] = {};  // behind_writer: the inputs' real values, copied in by the writer
+  if (behind_writer) {
+    fly_test::LateCopies late{};
+    const std::pair<void*, size_t> inputs[] = {{dA, A.bytes.size()}, {dB, B.bytes.size()}, {dC, C.bytes.size()},
+                                               {dsa, sizeof(float)}, {dsb, sizeof(float)}};
+    for (int i = 0; i < 5; ++i) {
+      CUDA_OK(cudaMalloc(&staged[i], inputs[i].second));
+      CUDA_OK(cudaMemcpy(staged[i], inputs[i].first, inputs[i].second, cudaMemcpyDeviceToDevice));
+      CUDA_OK(cudaMemset(inputs[i].first, 0xFF, inputs[i].second));  // NaN in every operand type
+      late.r[late.n++] = {inputs[i].first, staged[i], inputs[i].second};
+    }
+    late.delay_ns = 200'000;
+    CUDA_OK(cudaDeviceSynchronize());
+    fly_test::late_writer<<<1, 256, 0, stream>>>(late);
+  }
   ASSERT_EQ(v.launch(p, stream), FLY_STATUS_SUCCESS);
   CUDA_OK(cudaStreamSynchronize(stream));
   CUDA_OK(cudaStreamDestroy(stream));
   CUDA_OK(cudaMemcpy(D.bytes.data(), dD, D.bytes.size(), cudaMemcpyDeviceToHost));
   for (void* ptr : {dA, dB, dC, dD}) CUDA_OK(cudaFree(ptr));
+  for (void* ptr : staged) CUDA_OK(cudaFree(ptr));
   CUDA_OK(cudaFree(dsa));
   CUDA_OK(cudaFree(dsb));
 
@@ -152,6 +172,20 @@ TEST(GemmVariantsCuda, EveryVariantMatchesTheHostReference) {
     run_variant(v, v.bm, v.bn, v.bk, seed++);
     run_variant(v, 1, 3 * v.bn - 1, a, seed++);
     run_variant(v, 17, 31, 4 * v.bk + a, seed++);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Every variant behind a kernel that writes its operands and scales after the variant's blocks may
+// be resident (a programmatic dependent launch, cuda_dependent_launch.hpp): the blocks' L2 warm-up
+// before griddepcontrol.wait reads B's old bytes, the results must be those of the new ones (exact
+// data, bit for bit; the old bytes are NaN).
+TEST(GemmVariantsCuda, InputsTheKernelBeforeWritesAreTheOnesRead) {
+  FLY_SKIP_WITHOUT_GPU();
+  unsigned seed = 300;
+  for (const auto& v : fly::dispatch::gemm_variants()) {
+    if (v.target != fly::dispatch::Target::sm90a) continue;
+    run_variant(v, v.bm * 2 + 3, v.bn + 5, 3 * v.bk + 2 * v.align_elems, seed++, Data::exact, 2.f, true);
     if (HasFatalFailure()) return;
   }
 }

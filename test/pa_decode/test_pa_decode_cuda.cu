@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/cuda_test.hpp"
+#include "common/late_writer.cuh"
 #include "fly/fly.h"
 #include "pa_decode/pa_decode_registry.hpp"
 #include "pa_decode/pa_decode_validate.hpp"
@@ -411,38 +412,6 @@ TEST(PaDecodeCuda, GraphReplaySeesNewInputs) {
   }
 }
 
-// What the late writer copies: up to 8 device ranges.
-struct LateCopies {
-  struct Range {
-    void* dst;
-    const void* src;
-    size_t bytes;
-  } r[8];
-  int n;
-  unsigned long long delay_ns;
-};
-
-// The kernel before a decode in an engine writes what the decode reads (q, the cache's new slots,
-// the tables). This one lets its dependents launch at once (griddepcontrol.launch_dependents), so
-// the decode's blocks are resident and run everything they do before griddepcontrol.wait (the L2
-// warm-up's guesses from the old lengths and tables) while it waits, then overwrites the inputs.
-__global__ void late_writer(LateCopies c) {
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-  unsigned long long start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < c.delay_ns);
-  for (int k = 0; k < c.n; ++k) {  // cudaMalloc's pointers: 16-byte copies, then the tail's bytes
-    auto* d = static_cast<unsigned char*>(c.r[k].dst);
-    auto* s = static_cast<const unsigned char*>(c.r[k].src);
-    const size_t vecs = c.r[k].bytes / 16;
-    for (size_t i = threadIdx.x; i < vecs; i += blockDim.x)
-      reinterpret_cast<uint4*>(d)[i] = reinterpret_cast<const uint4*>(s)[i];
-    for (size_t i = 16 * vecs + threadIdx.x; i < c.r[k].bytes; i += blockDim.x) d[i] = s[i];
-  }
-}
-
 // Every variant launched behind a kernel that rewrites its lengths, tables, cache, q and scales
 // after the decode's blocks are resident: the results are those of the new inputs (the reference
 // of the second case), whatever the blocks guessed from the old ones before the wait.
@@ -479,7 +448,7 @@ TEST(PaDecodeCuda, InputsTheKernelBeforeWritesAreTheOnesRead) {
     DeviceCase d(before), next(after);
     CUDA_OK(cudaMemcpy(d.out, after.out.data(), after.out.size() * 2, cudaMemcpyHostToDevice));  // poisoned
     CUDA_OK(cudaMemcpy(d.lse, after.lse.data(), after.lse.size() * 4, cudaMemcpyHostToDevice));
-    LateCopies late{{{d.q, next.q, after.q.size() * 2},
+    fly_test::LateCopies late{{{d.q, next.q, after.q.size() * 2},
                      {d.k, next.k, after.k_bytes.size()},
                      {d.v, next.v, after.v_bytes.size()},
                      {d.tables, next.tables, after.block_tables.size() * 4},
@@ -499,7 +468,7 @@ TEST(PaDecodeCuda, InputsTheKernelBeforeWritesAreTheOnesRead) {
     const size_t ws = fly::dispatch::pa_decode_workspace_bytes(p);
     if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
     plan.workspace = d.workspace;
-    late_writer<<<1, 256, 0, s>>>(late);
+    fly_test::late_writer<<<1, 256, 0, s>>>(late);
     ASSERT_EQ(v.launch(p, plan, s), FLY_STATUS_SUCCESS) << fly_last_error();
     CUDA_OK(cudaStreamSynchronize(s));
     d.download(after);

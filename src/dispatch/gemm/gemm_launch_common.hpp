@@ -13,7 +13,7 @@
 namespace fly::kernels {
 
 inline GemmParams gemm_params(const fly::dispatch::GemmProblem& p) {
-  GemmParams g;
+  GemmParams g{};
   g.m = int(p.m);
   g.n = int(p.n);
   g.k = int(p.k);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda_dependent_launch.hpp"
 #include "cuda_smem.hpp"
 #include "gemm_launch_common.hpp"
 #include "gemm_epilogue.hpp"
@@ -25,6 +26,32 @@ cudaError_t allow_dynamic_smem(Kernel kernel) {
   return dispatch::allow_dynamic_smem(kernel, dynamic_smem_bytes<Block>(), done);
 }
 
+// fly_gemm's sm_90a kernels are programmatic dependent launches (cuda_dependent_launch.hpp): a
+// kernel's blocks may become resident while the kernel before it on the stream finishes, prefetch
+// their first B tiles into L2 and wait for it (gemm_dependent_launch.hpp); each block lets the next
+// kernel be scheduled once it has issued its last load. FLY_GEMM_PDL=0 launches them plainly,
+// FLY_GEMM_WARM=0 skips the prefetch (both read once, for measuring what they give).
+inline bool gemm_programmatic_launch() {
+  static const bool on = dispatch::env_switch("FLY_GEMM_PDL", true);
+  return on;
+}
+inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) {
+  static const bool warm = gemm_programmatic_launch() && dispatch::env_switch("FLY_GEMM_WARM", true);
+  GemmParams p = gemm_params(problem);
+  p.warm_b = warm;
+  return p;
+}
+
+// config with its attributes in `attrs` (room for two): the programmatic launch where it is on,
+// then `extra` (a cluster shape) where it is given.
+inline void set_launch_attributes(cudaLaunchConfig_t& config, cudaLaunchAttribute (&attrs)[2],
+                                  const cudaLaunchAttribute* extra) {
+  config.numAttrs = 0;
+  if (gemm_programmatic_launch()) attrs[config.numAttrs++] = dispatch::programmatic_serialization();
+  if (extra != nullptr) attrs[config.numAttrs++] = *extra;
+  config.attrs = attrs;
+}
+
 template <class Block>
 fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmProblem& problem, void* stream) {
   if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
@@ -37,8 +64,15 @@ fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmPr
                                                           std::to_string(dynamic_smem_bytes<Block>()) +
                                                           " bytes of shared memory: " + cudaGetErrorString(e));
   }
-  kernel<<<grid, Block::threads, dynamic_smem_bytes<Block>(), static_cast<cudaStream_t>(stream)>>>(gemm_params(problem));
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = dim3(Block::threads);
+  config.dynamicSmemBytes = dynamic_smem_bytes<Block>();
+  config.stream = static_cast<cudaStream_t>(stream);
+  cudaLaunchAttribute attrs[2];
+  set_launch_attributes(config, attrs, nullptr);
+  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, gemm_launch_params(problem)); e != cudaSuccess) {
+    (void)cudaGetLastError();
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }
   return FLY_STATUS_SUCCESS;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "gemm_dependent_launch.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_launch_cuda.hpp"
 #include "gemm_registry.hpp"
@@ -32,6 +33,8 @@ __global__ void __launch_bounds__(Block::threads) gemm_wgmma_tma_kernel(const __
   // 128, not 1024: the compiler trusts a declared alignment and would fold Block::run's align-up
   // away, while the runtime does not promise it for dynamic shared memory.
   extern __shared__ __align__(128) unsigned char smem[];
+  warm_b_then_wait(args.p, int64_t(blockIdx.y) * Block::BN, Block::BN, Block::BK * Block::Stages, 1, int(threadIdx.x),
+                   Block::threads);
   Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
 }
 
@@ -42,7 +45,7 @@ fly_status_t make_gemm_tma_args(const fly::dispatch::GemmProblem& problem, GemmT
   if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
     return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
   }
-  args.p = gemm_params(problem);
+  args.p = gemm_launch_params(problem);
   if (fly_status_t s = make_tma_desc_2d(&args.a, {problem.A, problem.m, problem.k, problem.lda, Block::a_box_rows,
                                                   Block::box_cols});
       s != FLY_STATUS_SUCCESS)
@@ -81,8 +84,8 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
   cluster_dims.val.clusterDim.x = 1;
   cluster_dims.val.clusterDim.y = unsigned(Block::cluster_n);
   cluster_dims.val.clusterDim.z = 1;
-  config.attrs = &cluster_dims;
-  config.numAttrs = Block::cluster_n > 1 ? 1 : 0;
+  cudaLaunchAttribute attrs[2];
+  set_launch_attributes(config, attrs, Block::cluster_n > 1 ? &cluster_dims : nullptr);
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }
@@ -108,8 +111,8 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
   cluster_dims.val.clusterDim.x = unsigned(Block::cluster);
   cluster_dims.val.clusterDim.y = 1;
   cluster_dims.val.clusterDim.z = 1;
-  config.attrs = &cluster_dims;
-  config.numAttrs = Block::cluster > 1 ? 1 : 0;
+  cudaLaunchAttribute attrs[2];
+  set_launch_attributes(config, attrs, Block::cluster > 1 ? &cluster_dims : nullptr);
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no current device: ") + cudaGetErrorString(e));
@@ -123,8 +126,11 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
     blocks = sms;
     if constexpr (Block::cluster > 1) {
       int clusters = 0;
-      config.gridDim = dim3(unsigned(sms / Block::cluster * Block::cluster));
-      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config); e != cudaSuccess || clusters < 1)
+      cudaLaunchConfig_t shape = config;  // the cluster shape alone: what the occupancy query reads
+      shape.gridDim = dim3(unsigned(sms / Block::cluster * Block::cluster));
+      shape.attrs = &cluster_dims;
+      shape.numAttrs = 1;
+      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &shape); e != cudaSuccess || clusters < 1)
         return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no cluster of ") +
                                                               std::to_string(Block::cluster) + " blocks fits: " +
                                                               cudaGetErrorString(e));

@@ -9,11 +9,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <utility>
 
+#include "cuda_dependent_launch.hpp"
 #include "cuda_smem.hpp"
 #include "pa_decode_launch_common.hpp"
 #include "status_internal.hpp"
@@ -43,10 +42,7 @@ int pa_decode_blocks_per_sm(void (*kernel)(Arg)) {
 // (griddepcontrol.wait) before it reads anything, hiding the launch latency.
 // FLY_PA_DECODE_PDL=0 (read once) launches them plainly, for measuring what the overlap gives.
 inline bool programmatic_launch() {
-  static const bool on = [] {
-    const char* v = std::getenv("FLY_PA_DECODE_PDL");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
+  static const bool on = env_switch("FLY_PA_DECODE_PDL", true);
   return on;
 }
 
@@ -56,22 +52,16 @@ inline bool programmatic_launch() {
 // splits), where one warp's merge of a row is a chain of L2 round trips that the reduce kernel's
 // 256 threads a row issue at once (docs/pa-decode.md, Split-K).
 inline bool fold_splits() {
-  static const bool on = [] {
-    const char* v = std::getenv("FLY_PA_DECODE_FOLD");
-    return v != nullptr && std::strcmp(v, "1") == 0;
-  }();
+  static const bool on = env_switch("FLY_PA_DECODE_FOLD", false);
   return on;
 }
 
 // The per-warp and persistent kernels prefetch their first groups into L2 while the grid before
 // them finishes (pa_decode_warp_feed.cuh, warm_groups_l2): only where they are programmatic
-// dependent launches (otherwise nothing runs before the wait). FLY_PA_DECODE_WARM=0 (read once)
-// turns it off, for measuring what it gives.
+// dependent launches (otherwise nothing runs before the wait), for 16-bit caches (below).
+// FLY_PA_DECODE_WARM=0 (read once) turns it off, for measuring what it gives.
 inline bool warm_l2_before_wait() {
-  static const bool on = [] {
-    const char* v = std::getenv("FLY_PA_DECODE_WARM");
-    return programmatic_launch() && (v == nullptr || std::strcmp(v, "0") != 0);
-  }();
+  static const bool on = programmatic_launch() && env_switch("FLY_PA_DECODE_WARM", true);
   return on;
 }
 
@@ -90,9 +80,7 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, int threads, 
   config.blockDim = dim3(unsigned(threads));
   config.dynamicSmemBytes = smem;
   config.stream = s;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attribute = programmatic_serialization();
   config.attrs = &attribute;
   config.numAttrs = programmatic_launch() ? 1 : 0;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
@@ -128,7 +116,9 @@ fly_status_t launch_pa_decode(void (*kernel)(Arg), void (*reduce)(kernels::PaDec
                                                      std::to_string(Tile::smem_bytes) + " bytes of shared memory: " +
                                                      cudaGetErrorString(e));
   kernels::PaDecodeParams params = pa_decode_params(p, plan);
-  params.warm_l2 = warm_l2_before_wait();
+  // not for fp8 caches: at batch 1 the TMA-fed fp8 cell measured 2% slower with it, at batch 8 no
+  // faster (docs/pa-decode.md, 2026-12-04 fourth session)
+  params.warm_l2 = warm_l2_before_wait() && Tile::kind != kernels::pa::KvKind::fp8;
   const bool folded = plan.splits > 1 && fold_splits();
   if (folded) {
     params.split_counters = pa_decode_split_counters(p, plan);

@@ -17,6 +17,7 @@
 
 #include "fly/arch/copy_sm90.hpp"
 #include "fly/tiled.hpp"
+#include "gemm_dependent_launch.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_staging.hpp"
 
@@ -114,6 +115,7 @@ struct GemmCpAsyncBlock {
       const int s = kt % Stages, k0 = kt * BK;
       load_tile<BM>(A + k0, p.lda, smem_a(s), m_left, p.k - k0, thr);
       load_tile<BN>(B + k0, p.ldb, smem_b(s), n_left, p.k - k0, thr);
+      if (kt == k_tiles - 1) launch_next_grid();  // the block's last loads are issued
     };
 
     // prologue: Stages - 1 tiles in flight, one cp.async group each

@@ -20,6 +20,7 @@ struct GemmParams {
   float alpha, beta;
   float const* scale_a;
   float const* scale_b;
+  bool warm_b;  // sm_90a: prefetch the first k-tiles of B into L2 before the wait (gemm_dependent_launch.hpp)
 };
 
 // alpha * scale_a * scale_b: what every accumulator is multiplied by.

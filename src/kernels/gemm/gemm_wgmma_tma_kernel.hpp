@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "fly/arch/copy_sm90_tma.hpp"
+#include "gemm_dependent_launch.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_tma_ring.hpp"
 #include "gemm_wgmma_epilogue.hpp"
@@ -125,6 +126,7 @@ struct GemmWgmmaTmaBlock {
         SM90_TMA_LOAD_2D::copy(&map_b, &full[s], b + at * BN * 128, x, n0);
       }
     }
+    launch_next_grid();  // the block's last loads are issued
   }
 
   __device__ static void consume(GemmParams const& p, unsigned char* smem, uint64_t* full, uint64_t* empty, int m0,

@@ -44,6 +44,7 @@
 
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "fly/arch/mma_sm90_accumulate.hpp"
+#include "gemm_dependent_launch.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_tma_ring.hpp"
 #include "gemm_tile_scheduler.hpp"
@@ -126,6 +127,17 @@ struct GemmWgmmaWsBlock {
     }
   }
 
+  // Where block `block` of `blocks` starts: its first tile's N offset (run's Work), for the L2
+  // warm-up before the wait; -1 without a tile. Each block of a cluster warms its own B rows.
+  __device__ static int64_t first_n0(GemmParams const& p, int block, int blocks) {
+    const Work work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN * cluster_n, group_m / cluster_m), block / cluster,
+                    blocks / cluster, cluster > 1 ? int(cluster::block_rank()) : 0, (p.k + BK - 1) / BK};
+    if (work.count() == 0) return -1;
+    int m0, n0;
+    work.coord(0, m0, n0);
+    return n0;
+  }
+
   // A block's share of the cluster's tiles: cluster tiles first, first + step, ...; of each, M-tile
   // cluster_m tm + rank (clusters along M) or N-tile cluster_n tn + rank (along N).
   struct Work {
@@ -169,6 +181,7 @@ struct GemmWgmmaWsBlock {
         }
       }
     }
+    launch_next_grid();  // the block's last loads are issued
   }
 
   // thr in [0, consumers * 128): consumer warpgroup thr / 128.

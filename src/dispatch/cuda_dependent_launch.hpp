@@ -1,0 +1,31 @@
+// Programmatic dependent launch, shared by every op on CUDA. A kernel launched with the attribute
+// may be scheduled while the kernel before it on the stream is still running (once that one's
+// blocks have all executed griddepcontrol.launch_dependents or exited), so its launch latency and
+// whatever it does before griddepcontrol.wait overlap the predecessor's tail. Such a kernel must
+// wait (griddepcontrol.wait) before it reads anything the predecessor may have written: every
+// kernel fly launches this way does.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace fly::dispatch {
+
+// An on/off switch read from the environment: on unless set to "0" (default_on) or on only when
+// set to "1" (!default_on). For measuring what a launch option gives; callers read it once.
+inline bool env_switch(const char* name, bool default_on) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return default_on;
+  return default_on ? std::strcmp(v, "0") != 0 : std::strcmp(v, "1") == 0;
+}
+
+inline cudaLaunchAttribute programmatic_serialization() {
+  cudaLaunchAttribute a{};
+  a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  a.val.programmaticStreamSerializationAllowed = 1;
+  return a;
+}
+
+}  // namespace fly::dispatch

@@ -1,0 +1,46 @@
+// How a GEMM kernel takes part in programmatic dependent launch (src/dispatch/cuda_dependent_launch.hpp):
+// its blocks may be resident while the kernel before it on the stream finishes. Before they may
+// read anything (griddepcontrol.wait) they start the first k-tiles of their B rows towards L2: a
+// decode GEMM streams its weights from HBM, which would otherwise idle through the predecessor's
+// tail and this kernel's first loads. A prefetch brings nothing into the block, so it is correct
+// even where the predecessor writes B. Once a block has issued its last load it lets the next
+// kernel be scheduled (launch_next_grid): what remains of it is arithmetic and the epilogue.
+#pragma once
+
+#include <cstdint>
+
+#include "fly/layout/config.hpp"
+#include "gemm_epilogue.hpp"
+
+namespace fly::kernels {
+
+// The block has issued every load it will make: the next kernel on the stream may be scheduled
+// (it waits for this grid's completion before it reads). Repeated calls in a block do nothing more.
+FLY_HD void launch_next_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
+#if defined(__CUDACC__)
+// Rows [n0, n0 + rows) of B (none for n0 < 0) (elements of `elem` bytes), their first k_elems elements, prefetched
+// into L2 by the block's `threads` threads, one 128-byte line each; then the wait for the previous
+// grid (its writes visible). Without a predecessor the wait returns at once.
+__device__ inline void warm_b_then_wait(GemmParams const& p, int64_t n0, int rows, int k_elems, int elem, int thr,
+                                        int threads) {
+  if (p.warm_b && n0 >= 0 && n0 < p.n) {
+    rows = int(p.n - n0 < rows ? p.n - n0 : rows);
+    const int64_t row_bytes = int64_t(k_elems < p.k ? k_elems : p.k) * elem;
+    const int lines = int((row_bytes + 127) / 128);
+    const auto* b = static_cast<const unsigned char*>(p.b) + n0 * p.ldb * elem;
+    for (int i = thr; i < rows * lines; i += threads) {
+      const int64_t at = int64_t(i % lines) * 128;  // inside the row: its last byte at most
+      const unsigned char* line = b + int64_t(i / lines) * p.ldb * elem + (at < row_bytes ? at : row_bytes - 1);
+      asm volatile("prefetch.global.L2 [%0];\n" ::"l"(line));
+    }
+  }
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+}
+#endif
+
+}  // namespace fly::kernels
