@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <span>
@@ -13,6 +14,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/cuda_test.hpp"
@@ -361,6 +363,24 @@ TEST(PaDecodeCuda, CheckedCallsNameTheFirstBadIdAndRefuseCapture) {
   CUDA_OK(cudaStreamDestroy(s));
 }
 
+// Two cases of one shape (the same sizes, so one's device buffers take the other's inputs): `c`
+// with the lengths `lens`, then with `next_lens`, another seed and other scales; max_seq_len the
+// longest of both, num_blocks pages in the cache.
+std::pair<PaDecodeCase, PaDecodeCase> cases_of_one_shape(PaDecodeConfig c, std::vector<int32_t> lens,
+                                                         std::vector<int32_t> next_lens, int64_t num_blocks,
+                                                         uint64_t seed) {
+  c.num_seqs = int64_t(lens.size());
+  c.max_seq_len = std::max(*std::max_element(lens.begin(), lens.end()), *std::max_element(next_lens.begin(), next_lens.end()));
+  c.num_blocks = num_blocks;
+  c.seq_lens = std::move(lens);
+  PaDecodeCase first = fly_test::make_pa_decode_case(c);
+  c.seed = seed;
+  c.seq_lens = std::move(next_lens);
+  c.k_scale = 0.75f;
+  c.v_scale = 0.5f;
+  return {std::move(first), fly_test::make_pa_decode_case(c)};
+}
+
 TEST(PaDecodeCuda, GraphReplaySeesNewInputs) {
   FLY_SKIP_WITHOUT_GPU();
   Handle h;
@@ -374,16 +394,7 @@ TEST(PaDecodeCuda, GraphReplaySeesNewInputs) {
     c.scales = kv == FLY_DTYPE_E4M3FN;
     c.sinks = true;
     c.layout = FLY_KV_LAYOUT_NHD;
-    c.seq_lens = {900, 33, 2048, 5};
-    c.num_seqs = 4;
-    c.max_seq_len = 2048;
-    c.num_blocks = 200;
-    PaDecodeCase first = fly_test::make_pa_decode_case(c);
-    c.seed = 99;
-    c.seq_lens = {2000, 1, 17, 1024};
-    c.k_scale = 0.75f;
-    c.v_scale = 0.5f;
-    PaDecodeCase second = fly_test::make_pa_decode_case(c);
+    auto [first, second] = cases_of_one_shape(c, {900, 33, 2048, 5}, {2000, 1, 17, 1024}, 200, 99);
     ASSERT_EQ(first.k_bytes.size(), second.k_bytes.size());
     DeviceCase d(first);
     fly_pa_decode_args a = fly_test::pa_decode_args(first, d.buffers());
@@ -433,16 +444,8 @@ TEST(PaDecodeCuda, InputsTheKernelBeforeWritesAreTheOnesRead) {
       c.q_type = FLY_DTYPE_BF16;
       c.scales = true;
     }
-    c.seq_lens = {2000, 300, 1, 1500};
-    c.num_seqs = 4;
-    c.max_seq_len = 2048;
-    c.num_blocks = 300;
     c.seed = seed++;
-    PaDecodeCase before = fly_test::make_pa_decode_case(c);
-    c.seq_lens = {700, 2048, 64, 1000};
-    c.seed = seed++;
-    c.k_scale = 0.625f;
-    PaDecodeCase after = fly_test::make_pa_decode_case(c);
+    auto [before, after] = cases_of_one_shape(c, {2000, 300, 1, 1500}, {700, 2048, 64, 1000}, 300, seed++);
     ASSERT_EQ(before.k_bytes.size(), after.k_bytes.size());
     ASSERT_EQ(before.block_tables.size(), after.block_tables.size());
     DeviceCase d(before), next(after);
