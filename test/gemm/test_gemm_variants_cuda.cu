@@ -176,10 +176,10 @@ TEST(GemmVariantsCuda, EveryVariantMatchesTheHostReference) {
   }
 }
 
-// Every variant behind a kernel that writes its operands and scales after the variant's blocks may
-// be resident (a programmatic dependent launch, cuda_dependent_launch.hpp): the blocks' L2 warm-up
-// before griddepcontrol.wait reads B's old bytes, the results must be those of the new ones (exact
-// data, bit for bit; the old bytes are NaN).
+// Every variant behind a kernel that writes its operands and scales late: with FLY_GEMM_PDL=1 (a
+// programmatic dependent launch, gemm_launch_cuda.hpp) the variant's blocks are resident and warm
+// B's old bytes into L2 before griddepcontrol.wait; the results must be those of the new bytes
+// (exact data, bit for bit; the old bytes are NaN). tools/h200_check.sh runs it under GEMM_ENVS.
 TEST(GemmVariantsCuda, InputsTheKernelBeforeWritesAreTheOnesRead) {
   FLY_SKIP_WITHOUT_GPU();
   unsigned seed = 300;
