@@ -22,7 +22,9 @@
 # same shapes (torch._scaled_mm, torch.mm, and cuDNN SDPA through bench/pa_decode_sdpa.py): peers.txt;
 # bench/report.py then writes the report (performance.md and its plots) into report.tar.gz.
 # TESTS (a ctest regex, or "skip") narrows the tests for a development run. NCU="<fly_bench filter> ..."
-# profiles the first call's paged-decode kernels of each filter's rows with Nsight Compute (ncu.txt). PA_COMPARE="<variant> ..." adds, after
+# profiles the first call's paged-decode kernels of each filter's rows with Nsight Compute (ncu.txt);
+# NCU_SOURCE=1 adds, per row, the decode kernel's stall samples per SASS instruction
+# (logs/ncu_source_<row>.csv, ncu's source page; the report beside it). PA_COMPARE="<variant> ..." adds, after
 # fly_bench, one pass of its paged-decode rows per named variant (FLY_PA_DECODE_VARIANT, rows of
 # that variant's kv type): compare.txt. PA_LAYOUTS="vllm hnd" adds a pass of the paged-decode rows per
 # cache layout (FLY_BENCH_PA_LAYOUT) to the same file; PA_ORDERS="sequential" a pass with the block
@@ -128,6 +130,13 @@ if ((status == 0)); then
       timeout 120 "$ncu" $ncu_clocks -k regex:pa_decode_sm90a --launch-count "${NCU_COUNT:-2}" --section SpeedOfLight --section ComputeWorkloadAnalysis \
         --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section LaunchStats \
         build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$out/ncu.txt" 2>&1
+      if [[ ${NCU_SOURCE:-0} == 1 ]]; then  # stall samples per SASS line of the row's first decode kernel
+        rep="$logs/ncu_source_$(echo "$row" | tr -c 'A-Za-z0-9' '_')"
+        timeout 150 "$ncu" $ncu_clocks -k regex:'pa_decode_sm90a.*[^e]$' --launch-count 1 --section SourceCounters \
+          --section WarpStateStats --import-source no -f -o "$rep" \
+          build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$logs/ncu_source.log" 2>&1
+        "$ncu" -i "$rep.ncu-rep" --page source --print-source sass --csv >"$rep.csv" 2>>"$logs/ncu_source.log"
+      fi
     done
     for layout in ${PA_LAYOUTS:-}; do
       FLY_BENCH_PA_LAYOUT=$layout build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
