@@ -31,7 +31,8 @@
 # tables in pool order (FLY_BENCH_PA_ORDER); PA_ENVS="FLY_PA_DECODE_PDL=0" a pass per environment setting
 # (and, under each, the paged-decode GPU tests' per-variant and graph checks: logs/ctest_envs.log);
 # GEMM_ENVS="FLY_GEMM_PDL=1" a pass of the GEMM rows per setting (compare.txt), and under each the
-# GEMM variant tests' exact and late-writer checks (logs/ctest_envs.log).
+# GEMM variant tests' exact and late-writer checks (logs/ctest_envs.log). A setting of several
+# variables joins them with commas: PA_ENVS/GEMM_ENVS="FLY_GEMM_PDL=1,FLY_GEMM_WARM=0".
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 # SASS="<variant> ..." (default: the default paged-decode cells and the 128x256 GEMM cell; none: skip)
 # writes each one's MMA-loop instruction mix (tools/sass_loops.py) to logs/sass.txt.
@@ -143,20 +144,20 @@ if ((status == 0)); then
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$layout |" | cut -c1-300 >>"$out/compare.txt"
     done
     for setting in ${PA_ENVS:-}; do  # e.g. FLY_PA_DECODE_PDL=0: the paged-decode rows under that environment
-      env "$setting" build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
+      env ${setting//,/ } build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$setting |" | cut -c1-300 >>"$out/compare.txt"
       # and every variant's reference check under it (the path the setting selects is tested too)
       echo "== $setting" >>"$logs/ctest_envs.log"
-      env "$setting" build/cuda/test/pa_decode/test_pa_decode_cuda \
+      env ${setting//,/ } build/cuda/test/pa_decode/test_pa_decode_cuda \
         --gtest_filter='PaDecodeCuda.EveryVariantMatchesTheReference:PaDecodeCuda.GraphReplaySeesNewInputs' \
         >>"$logs/ctest_envs.log" 2>&1 || status=3
     done
     for setting in ${GEMM_ENVS:-}; do  # e.g. FLY_GEMM_PDL=1: the GEMM rows under that environment
-      env "$setting" build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^gemm/" \
+      env ${setting//,/ } build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^gemm/" \
         2>&1 | grep -E "^gemm/.*/fly" | sed "s|^|$setting |" | cut -c1-300 >>"$out/compare.txt"
       # and every variant's exact check, behind a late writer too (the launch path the setting selects)
       echo "== $setting" >>"$logs/ctest_envs.log"
-      env "$setting" build/cuda/test/gemm/test_gemm_variants_cuda \
+      env ${setting//,/ } build/cuda/test/gemm/test_gemm_variants_cuda \
         --gtest_filter='GemmVariantsCuda.EveryVariantMatchesTheHostReference:GemmVariantsCuda.InputsTheKernelBeforeWritesAreTheOnesRead' \
         >>"$logs/ctest_envs.log" 2>&1 || status=3
     done
