@@ -72,8 +72,8 @@ __device__ void zero_v_tail(uint32_t stage, int32_t left, int lane) {
 // reduce, or in an engine the kernel that wrote q and the cache), and HBM would idle through that
 // tail and through the prologue's dependent loads after the wait. The warp guesses its work from
 // the length and the block table as they are now (read through L2 only, ld.global.cg: the reads
-// leave no line in L1 that the real lookups after the wait could hit), and
-// prefetches Groups whole groups of it, the first at token lo + offset, `stride` tokens apart.
+// leave no line in L1 that the real lookups after the wait could hit), and prefetches Groups whole
+// groups of it, the first at token lo + offset, `stride` tokens apart.
 // A prefetch brings nothing into the block, so a guess made stale by the previous grid's writes
 // costs bandwidth, never a result; the pipeline loads every group again after the wait.
 // w: the block's (or the warp's first unit's) coordinates, bounded here with `step` as its kernel
