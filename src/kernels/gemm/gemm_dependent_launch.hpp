@@ -23,9 +23,10 @@ FLY_HD void launch_next_grid() {
 }
 
 #if defined(__CUDACC__)
-// Rows [n0, n0 + rows) of B (none for n0 < 0) (elements of `elem` bytes), their first k_elems elements, prefetched
-// into L2 by the block's `threads` threads, one 128-byte line each; then the wait for the previous
-// grid (its writes visible). Without a predecessor the wait returns at once.
+// The first k_elems elements (of `elem` bytes) of B's rows [n0, n0 + rows) (none for n0 < 0),
+// prefetched into L2 by the block's `threads` threads, one 128-byte line each, where p.warm_b asks
+// for it; then the wait for the previous grid (its writes visible). Without a predecessor the
+// wait returns at once.
 __device__ inline void warm_b_then_wait(GemmParams const& p, int64_t n0, int rows, int k_elems, int elem, int thr,
                                         int threads) {
   if (p.warm_b && n0 >= 0 && n0 < p.n) {
