@@ -47,7 +47,8 @@ REPLAYS = 30
 HEAD_DIM = 128
 L2_LIMIT = 120 << 20
 
-# (seqs, ctx, q heads, kv heads, q_len): fly_bench's pa_decode rows (bench_pa_decode_cuda.cu)
+# (seqs, ctx, q heads, kv heads, q_len): fly_bench's pa_decode rows (bench_pa_decode_cuda.cu), or
+# the shapes FLY_SDPA_SHAPES names ("BxCTXxHQxHKVxQLEN ...", tools/h200_check.sh's PA_SWEEP)
 SHAPES = [
     (1, 32768, 32, 8, 1),
     (8, 8192, 32, 8, 1),
@@ -58,6 +59,13 @@ SHAPES = [
     (8, 8192, 40, 8, 1),
     (64, 4096, 32, 8, 4),
 ]
+
+
+def shapes():
+    import os
+
+    named = os.environ.get("FLY_SDPA_SHAPES", "").split()
+    return [tuple(int(x) for x in n.split("x")) for n in named] if named else SHAPES
 
 
 def label(shape):
@@ -124,7 +132,7 @@ def main():
         f"timing {'held (torch.cuda._sleep before the replay)' if sleep else 'not held (launch latency in it)'}")
 
     runs = []
-    for shape in SHAPES:
+    for shape in shapes():
         # q_len > 1: with the causal mask (the exact problem), then without it (what cuDNN does
         # without the mask operand: its broadcast boolean mask costs far more than the 4 x 4 logits)
         runs += [(shape, ["bool", "none"]), (shape, ["none"])] if shape[4] > 1 else [(shape, ["none"])]

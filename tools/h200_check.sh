@@ -33,6 +33,9 @@
 # GEMM_ENVS="FLY_GEMM_PDL=1" a pass of the GEMM rows per setting (compare.txt), and under each the
 # GEMM variant tests' exact and late-writer checks (logs/ctest_envs.log). A setting of several
 # variables joins them with commas: PA_ENVS/GEMM_ENVS="FLY_GEMM_PDL=1,FLY_GEMM_WARM=0".
+# PA_SWEEP="1x8192x32x8x1 1x32768x32x8x1 ..." (BxCTXxHQxHKVxQLEN) times fly (bf16 and fp8 caches)
+# and cuDNN SDPA at each shape ("sweep" lines of compare.txt): a line through time against bytes gives each one's
+# fixed cost per call (its intercept) and streaming rate (its slope).
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 # SASS="<variant> ..." (default: the default paged-decode cells and the 128x256 GEMM cell; none: skip)
 # writes each one's MMA-loop instruction mix (tools/sass_loops.py) to logs/sass.txt.
@@ -161,6 +164,16 @@ if ((status == 0)); then
         --gtest_filter='GemmVariantsCuda.EveryVariantMatchesTheHostReference:GemmVariantsCuda.InputsTheKernelBeforeWritesAreTheOnesRead' \
         >>"$logs/ctest_envs.log" 2>&1 || status=3
     done
+    if [[ -n ${PA_SWEEP:-} ]]; then  # fixed cost per call against bytes: fly (bf16, fp8) and SDPA per shape
+      for shape in $PA_SWEEP; do
+        IFS=x read -r b ctx hq hkv ql <<<"$shape"
+        for kv in bf16 fp8; do
+          build/cuda/bench/fly_bench --op pa_decode --batch "$b" --ctx "$ctx" --hq "$hq" --hkv "$hkv" --q-len "$ql" \
+            --kv "$kv" --benchmark_min_time=0.2 2>&1 | grep -E "^pa_decode/" | sed "s|^|sweep |" | cut -c1-300 >>"$out/compare.txt"
+        done
+      done
+      FLY_SDPA_SHAPES="$PA_SWEEP" python3 bench/pa_decode_sdpa.py 2>&1 | sed "s|^|sweep |" >>"$out/compare.txt"
+    fi
     for order in ${PA_ORDERS:-}; do
       FLY_BENCH_PA_ORDER=$order build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$order |" | cut -c1-300 >>"$out/compare.txt"
