@@ -34,8 +34,8 @@
 # GEMM variant tests' exact and late-writer checks (logs/ctest_envs.log). A setting of several
 # variables joins them with commas: PA_ENVS/GEMM_ENVS="FLY_GEMM_PDL=1,FLY_GEMM_WARM=0".
 # PA_SWEEP="1x8192x32x8x1 1x32768x32x8x1 ..." (BxCTXxHQxHKVxQLEN) times fly (bf16 and fp8 caches)
-# and cuDNN SDPA at each shape ("sweep" lines of compare.txt): a line through time against bytes gives each one's
-# fixed cost per call (its intercept) and streaming rate (its slope).
+# and cuDNN SDPA at each shape ("sweep" lines of compare.txt): a line through time against bytes
+# gives each one's fixed cost per call (its intercept) and streaming rate (its slope).
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 # SASS="<variant> ..." (default: the default paged-decode cells and the 128x256 GEMM cell; none: skip)
 # writes each one's MMA-loop instruction mix (tools/sass_loops.py) to logs/sass.txt.
