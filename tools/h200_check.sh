@@ -56,6 +56,19 @@ logs="$out/logs"
 mkdir -p "$logs"
 jobs=$(nproc)
 
+# PA_ENVS / GEMM_ENVS: one pass per setting (commas join several variables, e.g.
+# FLY_GEMM_PDL=1,FLY_GEMM_WARM=0): the op's fly_bench rows under it (compare.txt), and its GPU
+# tests' checks under it, so the path the setting selects is tested too (logs/ctest_envs.log).
+env_passes() {  # settings, bench filter, row regex, test binary, gtest filter
+  local setting
+  for setting in $1; do
+    env ${setting//,/ } build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=$2" \
+      2>&1 | grep -E "$3" | sed "s|^|$setting |" | cut -c1-300 >>"$out/compare.txt"
+    echo "== $setting" >>"$logs/ctest_envs.log"
+    env ${setting//,/ } "$4" --gtest_filter="$5" >>"$logs/ctest_envs.log" 2>&1 || status=3
+  done
+}
+
 {
   echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader
   nvcc --version | tail -1; cmake --version | head -1
@@ -146,24 +159,10 @@ if ((status == 0)); then
       FLY_BENCH_PA_LAYOUT=$layout build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$layout |" | cut -c1-300 >>"$out/compare.txt"
     done
-    for setting in ${PA_ENVS:-}; do  # e.g. FLY_PA_DECODE_PDL=0: the paged-decode rows under that environment
-      env ${setting//,/ } build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^pa_decode/" \
-        2>&1 | grep -E "^pa_decode/" | sed "s|^|$setting |" | cut -c1-300 >>"$out/compare.txt"
-      # and every variant's reference check under it (the path the setting selects is tested too)
-      echo "== $setting" >>"$logs/ctest_envs.log"
-      env ${setting//,/ } build/cuda/test/pa_decode/test_pa_decode_cuda \
-        --gtest_filter='PaDecodeCuda.EveryVariantMatchesTheReference:PaDecodeCuda.GraphReplaySeesNewInputs' \
-        >>"$logs/ctest_envs.log" 2>&1 || status=3
-    done
-    for setting in ${GEMM_ENVS:-}; do  # e.g. FLY_GEMM_PDL=1: the GEMM rows under that environment
-      env ${setting//,/ } build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=^gemm/" \
-        2>&1 | grep -E "^gemm/.*/fly" | sed "s|^|$setting |" | cut -c1-300 >>"$out/compare.txt"
-      # and every variant's exact check, behind a late writer too (the launch path the setting selects)
-      echo "== $setting" >>"$logs/ctest_envs.log"
-      env ${setting//,/ } build/cuda/test/gemm/test_gemm_variants_cuda \
-        --gtest_filter='GemmVariantsCuda.EveryVariantMatchesTheHostReference:GemmVariantsCuda.InputsTheKernelBeforeWritesAreTheOnesRead' \
-        >>"$logs/ctest_envs.log" 2>&1 || status=3
-    done
+    env_passes "${PA_ENVS:-}" '^pa_decode/' '^pa_decode/' build/cuda/test/pa_decode/test_pa_decode_cuda \
+      'PaDecodeCuda.EveryVariantMatchesTheReference:PaDecodeCuda.GraphReplaySeesNewInputs'
+    env_passes "${GEMM_ENVS:-}" '^gemm/' '^gemm/.*/fly' build/cuda/test/gemm/test_gemm_variants_cuda \
+      'GemmVariantsCuda.EveryVariantMatchesTheHostReference:GemmVariantsCuda.InputsTheKernelBeforeWritesAreTheOnesRead'
     if [[ -n ${PA_SWEEP:-} ]]; then  # fixed cost per call against bytes: fly (bf16, fp8) and SDPA per shape
       for shape in $PA_SWEEP; do
         IFS=x read -r b ctx hq hkv ql <<<"$shape"
