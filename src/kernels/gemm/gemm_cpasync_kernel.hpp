@@ -16,8 +16,8 @@
 #include <cstdint>
 
 #include "fly/arch/copy_sm90.hpp"
+#include "fly/arch/grid_dependency_sm90.hpp"
 #include "fly/tiled.hpp"
-#include "gemm_dependent_launch.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_staging.hpp"
 

@@ -4,23 +4,17 @@
 // decode GEMM streams its weights from HBM, which would otherwise idle through the predecessor's
 // tail and this kernel's first loads. A prefetch brings nothing into the block, so it is correct
 // even where the predecessor writes B. Once a block has issued its last load it lets the next
-// kernel be scheduled (launch_next_grid): what remains of it is arithmetic and the epilogue.
+// kernel be scheduled (fly::launch_next_grid, fly/arch/grid_dependency_sm90.hpp): what remains of
+// it is arithmetic and the epilogue.
 #pragma once
 
 #include <cstdint>
 
+#include "fly/arch/grid_dependency_sm90.hpp"
 #include "fly/layout/config.hpp"
 #include "gemm_epilogue.hpp"
 
 namespace fly::kernels {
-
-// The block has issued every load it will make: the next kernel on the stream may be scheduled
-// (it waits for this grid's completion before it reads). Repeated calls in a block do nothing more.
-FLY_HD void launch_next_grid() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
 
 #if defined(__CUDACC__)
 // The first k_elems elements (of `elem` bytes) of B's rows [n0, n0 + rows) (none for n0 < 0),
@@ -40,7 +34,7 @@ __device__ inline void warm_b_then_wait(GemmParams const& p, int64_t n0, int row
       asm volatile("prefetch.global.L2 [%0];\n" ::"l"(line));
     }
   }
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  wait_for_previous_grid();
 }
 #endif
 

@@ -22,8 +22,8 @@
 #include <type_traits>
 
 #include "fly/arch/copy_sm90.hpp"
+#include "fly/arch/grid_dependency_sm90.hpp"
 #include "fly/tiled.hpp"
-#include "gemm_dependent_launch.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_staging.hpp"
 #include "gemm_wgmma_epilogue.hpp"

@@ -30,7 +30,7 @@
 #include <type_traits>
 
 #include "fly/arch/copy_sm90_tma.hpp"
-#include "gemm_dependent_launch.hpp"
+#include "fly/arch/grid_dependency_sm90.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_tma_ring.hpp"
 #include "gemm_wgmma_epilogue.hpp"

@@ -43,8 +43,8 @@
 #include <cstdint>
 
 #include "fly/arch/copy_sm90_tma.hpp"
+#include "fly/arch/grid_dependency_sm90.hpp"
 #include "fly/arch/mma_sm90_accumulate.hpp"
-#include "gemm_dependent_launch.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_tma_ring.hpp"
 #include "gemm_tile_scheduler.hpp"

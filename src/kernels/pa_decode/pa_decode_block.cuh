@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "fly/arch/copy_sm90.hpp"
+#include "fly/arch/grid_dependency_sm90.hpp"
 #include "pa_decode_fragments.cuh"
 #include "pa_decode_merge.cuh"
 #include "pa_decode_params.hpp"
@@ -37,19 +38,16 @@ struct RowMap {
   __device__ __forceinline__ int32_t head(int r, int32_t kv_head) const { return kv_head * group + (first + r) % group; }
 };
 
-// A decode kernel is a programmatic dependent launch of whatever ran before it on the stream (the
-// launcher, pa_decode_launch_cuda.hpp): its blocks may be resident while that kernel finishes (the
-// previous call's reduce, in an engine the kernel that wrote q and the cache), and read nothing
-// before it completed and its writes are visible. Without such a predecessor this returns at once.
-__device__ __forceinline__ void wait_for_previous_grid() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
-
-// The kernel's entry: a body that can warm L2 with its first groups (warm_l2, the per-warp and
-// persistent kernels: pa_decode_warp_feed.cuh, warm_groups_l2) does so while the previous grid
-// finishes, then every body waits for it.
+// The kernel's entry. A decode kernel is a programmatic dependent launch of whatever ran before it
+// on the stream (the launcher, pa_decode_launch_cuda.hpp): its blocks may be resident while that
+// kernel finishes (the previous call's reduce, in an engine the kernel that wrote q and the cache),
+// and read nothing before it completed and its writes are visible (fly::wait_for_previous_grid).
+// A body that can warm L2 with its first groups (warm_l2, the per-warp and persistent kernels:
+// pa_decode_warp_feed.cuh, warm_groups_l2) does so meanwhile.
 template <class Body>
 __device__ __forceinline__ void warm_l2_then_wait(const PaDecodeParams& p, int block, int tid) {
   if constexpr (requires { Body::warm_l2(p, block, tid); }) Body::warm_l2(p, block, tid);
-  wait_for_previous_grid();
+  fly::wait_for_previous_grid();
 }
 
 // Block `block`'s work (pa_decode_work.hpp), its sequence's length read through the read-only cache;
@@ -224,7 +222,7 @@ template <class Block, class Warp>
 __device__ __forceinline__ void finish(const PaDecodeParams& p, Warp& ws, const RowMap& rows, unsigned char* scratch,
                                        const BlockWork& w, int tid) {
   fly::cp_async_wait_all();
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  fly::launch_next_grid();
   sync_compute<Block>();
   epilogue<Block>(p, ws, rows, scratch, w, tid);
 }

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "fly/arch/grid_dependency_sm90.hpp"
 #include "pa_decode_params.hpp"
 #include "pa_decode_row_out.cuh"
 
@@ -29,8 +30,8 @@ struct Reduce {
     // launched as a programmatic dependent of the decode kernel: wait for its partials. The next
     // call's decode (itself a programmatic dependent) may be scheduled at once: it waits for this
     // grid's completion before it reads anything, and every block of this grid is resident by then.
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+    fly::launch_next_grid();
+    fly::wait_for_previous_grid();
     const int64_t q_heads = int64_t(p.num_kv_heads) * p.group;
     const int64_t rows = int64_t(p.num_seqs) * p.q_len * q_heads;
     const int64_t h = block % q_heads, i = (block / q_heads) % p.q_len, seq = block / (q_heads * p.q_len);

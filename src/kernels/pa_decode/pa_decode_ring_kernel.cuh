@@ -17,6 +17,7 @@
 
 #include "fly/arch/copy_sm90.hpp"
 #include "fly/arch/copy_sm90_tma.hpp"
+#include "fly/arch/grid_dependency_sm90.hpp"
 #include "pa_decode_block.cuh"
 #include "pa_decode_params.hpp"
 #include "pa_decode_tile.cuh"
@@ -162,7 +163,7 @@ struct RingKernel {
       }
     };
     for_loop_options<T::kind>(p, main_loop);
-    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+    fly::launch_next_grid();
     sync_compute<typename T::Compute>();  // every consumer done with the ring: it becomes the scratch
     epilogue<typename T::Compute>(p, ws, rows, scratch, w, tid);
   }

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "fly/arch/copy_sm90.hpp"
+#include "fly/arch/grid_dependency_sm90.hpp"
 #include "pa_decode_block.cuh"
 #include "pa_decode_load.cuh"
 #include "pa_decode_params.hpp"
@@ -235,7 +236,7 @@ struct StreamKernel {
           ws.template softmax<decltype(capped)::value>(s, tok0, scale, p.softcap, lane);
           ws.template pv<kFnuz>(s, g.stage + Step::tile_bytes, 0, lane);
         }
-        if (u + stride >= units) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+        if (u + stride >= units) fly::launch_next_grid();
         write_unit<T>(p, ws, rows, w, lane);
       }
     };
