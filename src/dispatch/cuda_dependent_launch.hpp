@@ -21,11 +21,19 @@ inline bool env_switch(const char* name, bool default_on) {
   return default_on ? std::strcmp(v, "0") != 0 : std::strcmp(v, "1") == 0;
 }
 
-inline cudaLaunchAttribute programmatic_serialization() {
-  cudaLaunchAttribute a{};
-  a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  a.val.programmaticStreamSerializationAllowed = 1;
-  return a;
+// config's attributes, kept in `attrs` (room for two): the programmatic launch where `programmatic`
+// (each op's switch), then `extra` (a cluster shape) where it is given.
+inline void set_launch_attributes(cudaLaunchConfig_t& config, cudaLaunchAttribute (&attrs)[2], bool programmatic,
+                                  const cudaLaunchAttribute* extra) {
+  config.numAttrs = 0;
+  if (programmatic) {
+    cudaLaunchAttribute& a = attrs[config.numAttrs++];
+    a = cudaLaunchAttribute{};
+    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    a.val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (extra != nullptr) attrs[config.numAttrs++] = *extra;
+  config.attrs = attrs;
 }
 
 }  // namespace fly::dispatch

@@ -44,16 +44,6 @@ inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) 
   return p;
 }
 
-// config with its attributes in `attrs` (room for two): the programmatic launch where it is on,
-// then `extra` (a cluster shape) where it is given.
-inline void set_launch_attributes(cudaLaunchConfig_t& config, cudaLaunchAttribute (&attrs)[2],
-                                  const cudaLaunchAttribute* extra) {
-  config.numAttrs = 0;
-  if (gemm_programmatic_launch()) attrs[config.numAttrs++] = dispatch::programmatic_serialization();
-  if (extra != nullptr) attrs[config.numAttrs++] = *extra;
-  config.attrs = attrs;
-}
-
 template <class Block>
 fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmProblem& problem, void* stream) {
   if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
@@ -72,7 +62,7 @@ fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmPr
   config.dynamicSmemBytes = dynamic_smem_bytes<Block>();
   config.stream = static_cast<cudaStream_t>(stream);
   cudaLaunchAttribute attrs[2];
-  set_launch_attributes(config, attrs, nullptr);
+  dispatch::set_launch_attributes(config, attrs, gemm_programmatic_launch(), nullptr);
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, gemm_launch_params(problem)); e != cudaSuccess) {
     (void)cudaGetLastError();
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));

@@ -85,7 +85,8 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
   cluster_dims.val.clusterDim.y = unsigned(Block::cluster_n);
   cluster_dims.val.clusterDim.z = 1;
   cudaLaunchAttribute attrs[2];
-  set_launch_attributes(config, attrs, Block::cluster_n > 1 ? &cluster_dims : nullptr);
+  dispatch::set_launch_attributes(config, attrs, gemm_programmatic_launch(),
+                                  Block::cluster_n > 1 ? &cluster_dims : nullptr);
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }
@@ -112,7 +113,8 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
   cluster_dims.val.clusterDim.y = 1;
   cluster_dims.val.clusterDim.z = 1;
   cudaLaunchAttribute attrs[2];
-  set_launch_attributes(config, attrs, Block::cluster > 1 ? &cluster_dims : nullptr);
+  dispatch::set_launch_attributes(config, attrs, gemm_programmatic_launch(),
+                                  Block::cluster > 1 ? &cluster_dims : nullptr);
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no current device: ") + cudaGetErrorString(e));

@@ -80,9 +80,8 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, int threads, 
   config.blockDim = dim3(unsigned(threads));
   config.dynamicSmemBytes = smem;
   config.stream = s;
-  cudaLaunchAttribute attribute = programmatic_serialization();
-  config.attrs = &attribute;
-  config.numAttrs = programmatic_launch() ? 1 : 0;
+  cudaLaunchAttribute attrs[2];
+  set_launch_attributes(config, attrs, programmatic_launch(), nullptr);
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
