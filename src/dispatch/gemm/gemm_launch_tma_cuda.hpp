@@ -33,8 +33,7 @@ __global__ void __launch_bounds__(Block::threads) gemm_wgmma_tma_kernel(const __
   // 128, not 1024: the compiler trusts a declared alignment and would fold Block::run's align-up
   // away, while the runtime does not promise it for dynamic shared memory.
   extern __shared__ __align__(128) unsigned char smem[];
-  warm_b_then_wait(args.p, int64_t(blockIdx.y) * Block::BN, Block::BN, Block::BK * Block::Stages, 1, int(threadIdx.x),
-                   Block::threads);
+  warm_b_then_wait<Block>(args.p, int64_t(blockIdx.y) * Block::BN, int(threadIdx.x));
   Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
 }
 

@@ -36,6 +36,21 @@ __device__ inline void warm_b_then_wait(GemmParams const& p, int64_t n0, int row
   }
   wait_for_previous_grid();
 }
+
+// The same for a block type: its BN rows of B, as many k-elements as its pipeline's stages hold
+// (BK x Stages; BK for a block without stages), in its B operand's width, over its threads.
+template <class Block>
+__device__ inline void warm_b_then_wait(GemmParams const& p, int64_t n0, int thr) {
+  constexpr int stages = [] {
+    if constexpr (requires { Block::Stages; }) return int(Block::Stages);
+    else return 1;
+  }();
+  constexpr int elem = [] {
+    if constexpr (requires { typename Block::TB; }) return int(sizeof(typename Block::TB));
+    else return int(sizeof(typename Block::TA));
+  }();
+  warm_b_then_wait(p, n0, Block::BN, Block::BK * stages, elem, thr, Block::threads);
+}
 #endif
 
 }  // namespace fly::kernels

@@ -432,10 +432,9 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
     f << "extern \"C\" __global__ void __launch_bounds__(Block::threads" << (copy.ws ? ", 1" : "") << ") " << cell.name()
       << "(const __grid_constant__ fly::kernels::GemmTmaArgs args) {\n"
       << "  extern __shared__ __align__(128) unsigned char smem[];\n"
-      << (copy.ws ? "  fly::kernels::warm_b_then_wait(args.p, Block::first_n0(args.p, int(blockIdx.x), int(gridDim.x)), "
-                    "Block::BN, Block::BK * Block::Stages, 1, int(threadIdx.x), Block::threads);\n"
-                  : "  fly::kernels::warm_b_then_wait(args.p, int64_t(blockIdx.y) * Block::BN, Block::BN, "
-                    "Block::BK * Block::Stages, 1, int(threadIdx.x), Block::threads);\n")
+      << "  fly::kernels::warm_b_then_wait<Block>(args.p, "
+      << (copy.ws ? "Block::first_n0(args.p, int(blockIdx.x), int(gridDim.x))" : "int64_t(blockIdx.y) * Block::BN")
+      << ", int(threadIdx.x));\n"
       << (copy.ws ? "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(gridDim.x), int(threadIdx.x));\n}\n\n"
                   : "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n")
       << "fly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
@@ -450,13 +449,10 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << "  Block::run(team, p, reinterpret_cast<Block::TA*>(lds), int(blockIdx.x), int(blockIdx.y));\n}\n";
   } else if (copy.staged) {
     f << "  extern __shared__ __align__(128) unsigned char smem[];\n"
-      << "  fly::kernels::warm_b_then_wait(p, int64_t(blockIdx.y) * Block::BN, Block::BN, Block::BK * Block::Stages, "
-         "int(sizeof(Block::TA)), int(threadIdx.x), Block::threads);\n"
+      << "  fly::kernels::warm_b_then_wait<Block>(p, int64_t(blockIdx.y) * Block::BN, int(threadIdx.x));\n"
       << "  Block::run(p, reinterpret_cast<Block::TA*>(smem), int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
   } else {
-    if (cuda)
-      f << "  fly::kernels::warm_b_then_wait(p, int64_t(blockIdx.y) * Block::BN, Block::BN, Block::BK, "
-           "int(sizeof(Block::TB)), int(threadIdx.x), Block::threads);\n";
+    if (cuda) f << "  fly::kernels::warm_b_then_wait<Block>(p, int64_t(blockIdx.y) * Block::BN, int(threadIdx.x));\n";
     f << "  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
   }
   f << "\nfly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
