@@ -162,17 +162,19 @@ struct StreamKernel {
     }
   };
 
+  // The units the warps take in turn: (sequence, kv head, row chunk, split); < 2^31, the launcher checks.
+  __device__ static int units_of(const PaDecodeParams& p) { return p.num_seqs * p.num_kv_heads * p.row_chunks * p.splits; }
+
   // Before the previous grid completes: the first Stages - 1 groups of each warp's first unit towards L2.
   __device__ static void warm_l2(const PaDecodeParams& p, int block, int tid) {
-    const int units = p.num_seqs * p.num_kv_heads * p.row_chunks * p.splits;
-    const int first = block * T::warps + (tid >> 5);
+    const int units = units_of(p), first = block * T::warps + (tid >> 5);
     if (p.warm_l2 && first < units) warm_groups_l2<Step, S - 1>(p, BlockWork::at(p, first), 16, 0, 16, tid & 31);
   }
 
   __device__ static void run(const PaDecodeParams& p, unsigned char* smem, int block, int tid,
                              const CUtensorMap* kmap = nullptr, const CUtensorMap* vmap = nullptr) {
     const int lane = tid & 31, warp = tid >> 5;
-    const int units = p.num_seqs * p.num_kv_heads * p.row_chunks * p.splits;  // < 2^31: the launcher checks
+    const int units = units_of(p);
     const int first = block * T::warps + warp, stride = int(gridDim.x) * T::warps;
     if (first >= units) return;  // no barrier spans the block's warps
 
