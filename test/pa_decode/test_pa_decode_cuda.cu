@@ -111,12 +111,15 @@ std::string explain(fly_handle_t h, const fly_pa_decode_args& a) {
   return line;
 }
 
-// Runs `c` on the GPU through variant `v` (its own plan, the workspace the library sizes, filled
-// with random bytes) and checks it; returns the plan as text.
-std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, PaDecodeCase& c, int sms) {
-  DeviceCase d(c);
+// Runs variant `v` on the device buffers `d`, which hold the inputs of `on` (its own plan, the
+// workspace the library sizes, filled with random bytes), on stream `s` right after `before(s)`
+// enqueues whatever it likes there, and checks the outputs against `expect`'s reference; returns
+// the plan as text.
+template <class Before>
+std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, DeviceCase& d, const PaDecodeCase& on,
+                          PaDecodeCase& expect, int sms, cudaStream_t s, Before before) {
   EXPECT_NE(d.q, nullptr);
-  const fly_pa_decode_args a = fly_test::pa_decode_args(c, d.buffers());
+  const fly_pa_decode_args a = fly_test::pa_decode_args(on, d.buffers());
   fly::dispatch::PaDecodeProblem p{};
   EXPECT_EQ(fly::dispatch::validate_pa_decode_args("test", &a, fly::dispatch::Target::sm90a, &p), FLY_STATUS_SUCCESS)
       << fly_last_error();
@@ -135,14 +138,21 @@ std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, PaDecodeCase&
     EXPECT_EQ(cudaMemcpy(d.workspace, garbage.data(), ws, cudaMemcpyHostToDevice), cudaSuccess);
   }
   plan.workspace = d.workspace;
-  EXPECT_EQ(v.launch(p, plan, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+  before(s);
+  EXPECT_EQ(v.launch(p, plan, s), FLY_STATUS_SUCCESS) << fly_last_error();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  d.download(c);
-  const double extra = p_rounding_bound(c.c);
-  for (double& t : c.tol_out) t += extra;
-  const std::string err = fly_test::check_pa_decode(c);
-  EXPECT_EQ(err, "") << v.name << ": " << fly_test::describe(c.c) << "\n" << why;
+  d.download(expect);
+  const double extra = p_rounding_bound(expect.c);
+  for (double& t : expect.tol_out) t += extra;
+  const std::string err = fly_test::check_pa_decode(expect);
+  EXPECT_EQ(err, "") << v.name << ": " << fly_test::describe(expect.c) << "\n" << why;
   return why;
+}
+
+// ... `c` alone, on the default stream.
+std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, PaDecodeCase& c, int sms) {
+  DeviceCase d(c);
+  return run_and_check(v, d, c, c, sms, nullptr, [](cudaStream_t) {});
 }
 
 // A spread of cases for one variant: every axis value appears, edges of the context included.
@@ -459,24 +469,7 @@ TEST(PaDecodeCuda, InputsTheKernelBeforeWritesAreTheOnesRead) {
                      {d.scales, next.scales, after.scales.size() * 4}},
                     6,
                     200'000};
-    const fly_pa_decode_args a = fly_test::pa_decode_args(before, d.buffers());
-    fly::dispatch::PaDecodeProblem p{};
-    ASSERT_EQ(fly::dispatch::validate_pa_decode_args("test", &a, fly::dispatch::Target::sm90a, &p), FLY_STATUS_SUCCESS)
-        << fly_last_error();
-    fly::dispatch::PaDecodePlan plan;
-    std::string why;
-    ASSERT_EQ(fly::dispatch::select_pa_decode_variant(std::span(&v, 1), p, fly::dispatch::Target::sm90a, sms, &plan, &why),
-              &v)
-        << why;
-    const size_t ws = fly::dispatch::pa_decode_workspace_bytes(p);
-    if (ws > 0) CUDA_OK(cudaMalloc(&d.workspace, ws));
-    plan.workspace = d.workspace;
-    fly_test::late_writer<<<1, 256, 0, s>>>(late);
-    ASSERT_EQ(v.launch(p, plan, s), FLY_STATUS_SUCCESS) << fly_last_error();
-    CUDA_OK(cudaStreamSynchronize(s));
-    d.download(after);
-    for (double& t : after.tol_out) t += p_rounding_bound(after.c);
-    EXPECT_EQ(fly_test::check_pa_decode(after), "") << v.name << ": " << fly_test::describe(after.c) << "\n" << why;
+    run_and_check(v, d, before, after, sms, s, [&](cudaStream_t on) { fly_test::late_writer<<<1, 256, 0, on>>>(late); });
   }
   cudaStreamDestroy(s);
 }
