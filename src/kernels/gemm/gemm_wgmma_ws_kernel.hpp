@@ -1,15 +1,16 @@
-// The persistent, warp-specialised wgmma GEMM block (sm_90a), for medium and large shapes:
+// The persistent, warp-specialised wgmma GEMM block (sm_90a), for decode, medium and large shapes:
 //   D[M,N] = alpha * scale_a * scale_b * (A[M,K] x B[N,K]^T) + beta * C[M,N]   (fp32 accumulate)
 // One block per SM computes a sequence of BM x BN tiles of D (GemmTileScheduler's order).
 //
-// Warp specialisation: warpgroup 0 is the producer. It gives most of its registers back
-// (setmaxnreg) and one of its threads issues two TMA boxes (BM and BN rows x 128 bytes of K) per
-// k-tile of every tile into a ring of Stages stages: a "full" mbarrier per stage counts the bytes
-// landing, an "empty" one the consumer warpgroups done with it. The producer runs on into the next
-// tile while the consumers store the last one. Warpgroups 1 .. BM/64 are the consumers, with the
-// registers the producer freed: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
+// Warp specialisation: warpgroup 0 is the producer. One of its threads issues two TMA boxes (BM
+// and BN rows x 128 bytes of K) per k-tile of every tile into a ring of Stages stages: a "full"
+// mbarrier per stage counts the bytes landing, an "empty" one the consumer warpgroups done with
+// it. The producer runs on into the next tile while the consumers store the last one. Warpgroups
+// 1 .. BM/64 are the consumers: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
 // m64nNk32 (A's rows as wgmma's M, B's rows as its N: N = BN up to 128, else BN / 128 sub-tiles of
-// 128), both operands read from the 128-byte swizzled K-major stages.
+// 128), both operands read from the 128-byte swizzled K-major stages. With two consumers (BM =
+// 128) the producer gives most of its registers to them (setmaxnreg); with one (BM = 64, decode
+// shapes: no 128-row tile is half empty) each of the 256 threads has up to 255 already.
 //
 // fp32 accumulation: each sub-tile's k-tile (128 of K, four k-steps) runs into a partial
 // accumulator (its first wgmma overwrites it, scale-d = 0) that is then added into the sub-tile's
@@ -22,11 +23,12 @@
 // the fenced promotion of gemm_wgmma_tile.hpp). Registers per consumer thread: BN / 2 floats of
 // totals and 64 or 2 x 32..64 of partials.
 //
-// Clusters of two: along M (ClusterM = 2) the blocks take M-tiles 2 i and 2 i + 1 of the same
-// N-tile and share its B tile: each loads half of B's rows and multicasts them to both, halving
-// B's L2 reads (large shapes). Along N (ClusterN = 2) they take N-tiles 2 j, 2 j + 1 of one M-tile
-// and share A the same way (decode shapes: one M-tile, A re-read by every block). A stage is then
-// free only when both blocks' consumers are done with it:
+// Clusters of two or four blocks: along M (ClusterM > 1) the blocks take consecutive M-tiles of
+// the same N-tile and share its B tile: each loads 1 / ClusterM of B's rows and multicasts them to
+// all, dividing B's L2 reads by ClusterM (large shapes). Along N (ClusterN > 1) they take
+// consecutive N-tiles of one M-tile and share A the same way (decode shapes: one M-tile, A re-read
+// by every block; cuBLASLt's M = 64 kernel multicasts A over four). A stage is then
+// free only when every block's consumers are done with it:
 // the consumers arrive on their own block's empty barrier and a relay warp of the producer
 // warpgroup forwards each completed phase to every block's cluster_empty barrier, which the
 // producer waits on (remote arrivals stay off the consumers' path; GemmWgmmaTmaBlock measured them).
@@ -60,19 +62,23 @@ struct GemmWgmmaWsBlock {
   static constexpr int sub_n = BN < 128 ? BN : 128, subs = BN / sub_n;
   using Mma = WgmmaTile<sub_n>;
   static constexpr int acc_size = Mma::acc_size;
-  static_assert(BM == 128, "GemmWgmmaWsBlock: two consumer warpgroups of 64 rows of A (BM = 128)");
+  static_assert(BM == 64 || BM == 128, "GemmWgmmaWsBlock: one or two consumer warpgroups of 64 rows of A (BM = 64 or 128)");
   static_assert((BN == 64 || BN % 128 == 0) && BN <= 256, "GemmWgmmaWsBlock: BN is 64, 128 or 256 (wgmma N = 64 or 128 sub-tiles, a box <= 256)");
   static_assert(Stages >= 2, "GemmWgmmaWsBlock: a ring needs two stages");
-  static_assert(cluster == 1 || (cluster == 2 && (cluster_m == 1 || cluster_n == 1)),
-                "GemmWgmmaWsBlock: clusters of 2 blocks along M or along N, or none");
+  static_assert((cluster == 1 || cluster == 2 || cluster == 4) && (cluster_m == 1 || cluster_n == 1),
+                "GemmWgmmaWsBlock: clusters of 2 or 4 blocks along M or along N, or none");
   static_assert((BN / cluster_m) % 8 == 0 && (BM / cluster_n) % 8 == 0,
                 "GemmWgmmaWsBlock: each block's multicast slice is whole 8-row swizzle atoms");
   static constexpr int consumers = BM / 64;
   static constexpr int threads = 128 * (consumers + 1);
   // CUTLASS's split for one producer and two consumer warpgroups: 40 + 2 x 232 registers a thread
-  // add up to the 168 each of the 384 threads gets at launch (65536 / 384, in units of 8).
-  static constexpr int producer_regs = 40, consumer_regs = 232;
-  static_assert(128 * producer_regs + consumers * 128 * consumer_regs <= threads * (65536 / threads / 8 * 8),
+  // add up to the 168 each of the 384 threads gets at launch (65536 / 384, in units of 8). With one
+  // consumer the 256 threads get 255 each at launch, above 232: no reallocation (setmaxnreg.inc
+  // may not lower a count).
+  static constexpr bool moves_registers = consumers > 1;
+  static constexpr int producer_regs = 40, consumer_regs = moves_registers ? 232 : 255;
+  static_assert(!moves_registers ||
+                    128 * producer_regs + consumers * 128 * consumer_regs <= threads * (65536 / threads / 8 * 8),
                 "GemmWgmmaWsBlock: the warpgroups' registers exceed the block's");
   // one sub-tile: two partials, one batch always in flight (mainloop_overlapped); two: one partial, drained
   static constexpr bool overlapped = subs == 1;
@@ -110,7 +116,7 @@ struct GemmWgmmaWsBlock {
     const Work work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN * cluster_n, group_m / cluster_m), block / cluster,
                     blocks / cluster, cluster > 1 ? int(cluster::block_rank()) : 0, (p.k + BK - 1) / BK};
     if (thr < 128) {
-      gmma::warpgroup_reg_dealloc<producer_regs>();
+      if constexpr (moves_registers) gmma::warpgroup_reg_dealloc<producer_regs>();
       if (thr == 0) {
         produce(map_a, map_b, smem, full, cluster > 1 ? cluster_empty : empty, work);
       } else if constexpr (cluster > 1) {
@@ -118,7 +124,7 @@ struct GemmWgmmaWsBlock {
         if (lane >= 0 && lane < cluster) Ring::relay(empty, cluster_empty, work.count() * work.k_tiles, lane);
       }
     } else {
-      gmma::warpgroup_reg_alloc<consumer_regs>();
+      if constexpr (moves_registers) gmma::warpgroup_reg_alloc<consumer_regs>();
       consume(p, smem, full, empty, work, thr - 128);
     }
     if constexpr (cluster > 1) {

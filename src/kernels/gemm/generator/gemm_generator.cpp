@@ -101,8 +101,8 @@ std::map<std::string, MmaInfo> mma_table() {
 // buffers (GemmCpAsyncBlock, pipeline depth from the tile's :sN); `wgmma` stages the same way
 // for the warpgroup MMA on the transposed product (GemmWgmmaBlock); `tma` feeds that MMA from a
 // producer warpgroup's TMA boxes through an mbarrier ring (GemmWgmmaTmaBlock); `tmaws` is the
-// persistent warp-specialised block (GemmWgmmaWsBlock: one block per SM walking the tiles, the
-// producer's registers moved to two consumer warpgroups of 64 rows of A). `lds128`/`lds64`
+// persistent warp-specialised block (GemmWgmmaWsBlock: one block per SM walking the tiles, a
+// producer warpgroup and one or two consumer warpgroups of 64 rows of A). `lds128`/`lds64`
 // (gfx942, GemmLdsBlock) buffer-load 16/8-byte vectors into a double-buffered swizzled LDS tile.
 struct CopyInfo {
   std::string cpp;
@@ -140,7 +140,7 @@ struct Cell {
   int wk = 1;      // warps splitting each tile's k-steps
   int stages = 1;
   int mfma = 0;    // the MFMA's M = N when the tile names it (:m32), else the target's default
-  int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x2: the persistent block's multicast)
+  int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x4, ...: the persistent block's multicast)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
@@ -219,20 +219,24 @@ std::string check_wgmma_tma(const Cell& cell) {
   return smem_rejection(cell, cell.stages * stage + 2 * cell.stages * 8 + align, cell.bm * (cell.bn + 4) * 4);
 }
 
-// GemmWgmmaWsBlock: two consumer warpgroups of 64 rows of A (BM = 128, warps 8x1: the producer
-// warpgroup is not in them), BN in 128-row wgmma sub-tiles, one 128-byte swizzle atom of K per
-// stage, the ring and its barriers within shared memory (the epilogue stores from registers).
+// GemmWgmmaWsBlock: one or two consumer warpgroups of 64 rows of A (BM = 64, warps 4x1, or BM =
+// 128, warps 8x1: the producer warpgroup is not in them), BN in 128-row wgmma sub-tiles, one
+// 128-byte swizzle atom of K per stage, clusters of 2 or 4 along one dimension (their multicast
+// slices, 16 rows at least, are whole 8-row swizzle atoms), the ring and its barriers within shared
+// memory (the epilogue stores from registers).
 std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
   if (cell.ab != "e4m3fn") return "the warp-specialised wgmma block computes e4m3fn only";
-  if (cell.bm != 128 || cell.wm != 8 || cell.wn != 1 || cell.wk != 1)
-    return "the warp-specialised block is two consumer warpgroups of 64 rows of A: tile 128xBNx128:8x1";
+  if (!((cell.bm == 64 && cell.wm == 4) || (cell.bm == 128 && cell.wm == 8)) || cell.wn != 1 || cell.wk != 1)
+    return "the warp-specialised block is one or two consumer warpgroups of 64 rows of A: tile 64xBNx128:4x1 or "
+           "128xBNx128:8x1";
   if (cell.bn != 64 && cell.bn != 128 && cell.bn != 256)
     return "BN=" + std::to_string(cell.bn) + ": the warp-specialised block's N is one wgmma N=64 or one or two N=128 sub-tiles";
   if (cell.bk != 128) return "BK=" + std::to_string(cell.bk) + ": a warp-specialised stage is one 128-byte swizzle atom of K";
   if (cell.stages < 2) return "a TMA ring needs 2 stages at least";
   const int cluster = cell.cluster_m * cell.cluster_n;
-  if (cluster > 2)
-    return "clusters of " + std::to_string(cluster) + ": the warp-specialised block pairs blocks along M (:c2x1) or N (:c1x2), or not";
+  if ((cluster != 1 && cluster != 2 && cluster != 4) || (cell.cluster_m > 1 && cell.cluster_n > 1))
+    return "clusters of " + std::to_string(cell.cluster_m) + "x" + std::to_string(cell.cluster_n) +
+           ": the warp-specialised block groups 2 or 4 blocks along M (:c2x1, :c4x1) or along N (:c1x2, :c1x4), or none";
   align_elems = 16;
   const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
   return smem_rejection(cell, cell.stages * stage + (cluster > 1 ? 3 : 2) * cell.stages * 8 + align, 0);
