@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
@@ -180,8 +181,12 @@ TEST(GemmVariantsCuda, EveryVariantMatchesTheHostReference) {
 // programmatic dependent launch, gemm_launch_cuda.hpp) the variant's blocks are resident and warm
 // B's old bytes into L2 before griddepcontrol.wait; the results must be those of the new bytes
 // (exact data, bit for bit; the old bytes are NaN). tools/h200_check.sh runs it under GEMM_ENVS.
+// Without the switch the stream orders the variant behind the writer and nothing is tested: skip.
 TEST(GemmVariantsCuda, InputsTheKernelBeforeWritesAreTheOnesRead) {
   FLY_SKIP_WITHOUT_GPU();
+  if (!fly::kernels::gemm_programmatic_launch())
+    GTEST_SKIP() << "SKIPPED: fly_gemm is not a programmatic launch without FLY_GEMM_PDL=1 (tools/h200_check.sh "
+                    "GEMM_ENVS='FLY_GEMM_PDL=1' runs this test under it)";
   unsigned seed = 300;
   for (const auto& v : fly::dispatch::gemm_variants()) {
     if (v.target != fly::dispatch::Target::sm90a) continue;
@@ -252,6 +257,33 @@ TEST(GemmVariantsCuda, TooManyColumnBlocksIsNotSupported) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   CUDA_OK(cudaFree(buffer));
   EXPECT_GT(checked, 0);
+}
+
+// M or N within a few tiles of 2^31 is refused by the TMA-fed launchers (a cluster's tiles past the
+// end would wrap their 32-bit offsets), before anything is encoded, launched or read.
+TEST(GemmVariantsCuda, TmaFedVariantsRefuseSizesNearTwoToThe31) {
+  FLY_SKIP_WITHOUT_GPU();
+  void* buffer = nullptr;
+  CUDA_OK(cudaMalloc(&buffer, 1024));
+  int checked = 0;
+  for (const auto& v : fly::dispatch::gemm_variants()) {
+    const std::string name = v.name;
+    if (v.target != fly::dispatch::Target::sm90a ||
+        (name.find("_tma_") == std::string::npos && name.find("_tmaws_") == std::string::npos))
+      continue;
+    SCOPED_TRACE(v.name);
+    const int64_t big = INT32_MAX - 100, k = 4 * v.bk;
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{16, big}, {big, 16}}) {
+      GemmProblem p{m, n, k, k, k, n, n, v.ab_type, v.ab_type, v.d_type, v.d_type, 1.f, 0.f,
+                    buffer, buffer, nullptr, buffer, nullptr, nullptr};
+      EXPECT_EQ(v.launch(p, nullptr), FLY_STATUS_NOT_SUPPORTED);
+      EXPECT_NE(std::string(fly_last_error()).find("below 2^31 - 4096"), std::string::npos) << fly_last_error();
+    }
+    ++checked;
+  }
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  CUDA_OK(cudaFree(buffer));
+  if (checked == 0) GTEST_SKIP() << "SKIPPED: no TMA-fed variant compiled in (FLY_GEMM_FILTER)";
 }
 
 // The TMA-fed wgmma block with A multicast over clusters of 2 and 4 blocks (outside the grid, whose

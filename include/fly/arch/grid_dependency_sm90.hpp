@@ -3,8 +3,10 @@
 // (griddepcontrol.wait: that grid completed and its writes are visible) before it reads anything
 // that grid may have written, and it lets the next kernel be scheduled once it is far enough
 // along (griddepcontrol.launch_dependents; the first call in a block counts, repeats do nothing).
-// Without a programmatic launch the wait returns at once and the trigger does nothing; on the
-// host (the functional models) both are no-ops.
+// Without a programmatic launch of this kernel the wait returns at once; the trigger concerns the
+// next kernel: if that one is a programmatic launch, it may start once every block of this grid
+// triggered or exited, whether or not this kernel was one. On the host (the functional models)
+// both are no-ops.
 #pragma once
 
 #include "fly/layout/config.hpp"

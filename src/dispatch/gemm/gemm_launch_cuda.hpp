@@ -28,11 +28,13 @@ cudaError_t allow_dynamic_smem(Kernel kernel) {
 
 // fly_gemm's sm_90a kernels can be programmatic dependent launches (cuda_dependent_launch.hpp): a
 // kernel's blocks may then become resident while the kernel before it on the stream finishes,
-// prefetch their first B tiles into L2 and wait for it (gemm_dependent_launch.hpp); each block
-// lets the next kernel be scheduled once it has issued its last load. Opt-in with FLY_GEMM_PDL=1
-// until the H200 has measured it (built 2026-12-04, when no device was lent for the run: docs/gemm.md,
-// "Programmatic dependent launch"); without it the kernels' wait returns at once and their trigger
-// does nothing. FLY_GEMM_WARM=0 skips the prefetch (both read once).
+// prefetch their first B tiles into L2 and wait for it (gemm_dependent_launch.hpp); each block of
+// the staged, wgmma, TMA and persistent kernels lets the next kernel be scheduled once it has
+// issued its last load. Opt-in with FLY_GEMM_PDL=1 until the H200 has measured it (built
+// 2026-12-04, when no device was lent for the run: docs/gemm.md, "Programmatic dependent launch");
+// without it the kernels' wait returns at once and they trigger nothing (GemmParams::let_next_start:
+// a trigger would let a programmatic launch behind the GEMM, such as a paged decode, start early).
+// FLY_GEMM_WARM=0 skips the prefetch (both read once).
 inline bool gemm_programmatic_launch() {
   static const bool on = dispatch::env_switch("FLY_GEMM_PDL", false);
   return on;
@@ -41,6 +43,7 @@ inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) 
   static const bool warm = gemm_programmatic_launch() && dispatch::env_switch("FLY_GEMM_WARM", true);
   GemmParams p = gemm_params(problem);
   p.warm_b = warm;
+  p.let_next_start = gemm_programmatic_launch();
   return p;
 }
 

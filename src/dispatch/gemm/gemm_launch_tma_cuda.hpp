@@ -21,6 +21,9 @@
 
 namespace fly::kernels {
 
+// How far past M or N a TMA-fed block's tile offsets reach (clusters of up to 4 tiles of up to 256).
+constexpr int64_t kTmaTileReach = 4096;
+
 struct GemmTmaArgs {
   CUtensorMap a, b;  // 64-byte aligned by CUtensorMap's own alignment
   GemmParams p;
@@ -43,6 +46,12 @@ template <class Block>
 fly_status_t make_gemm_tma_args(const fly::dispatch::GemmProblem& problem, GemmTmaArgs& args) {
   if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
     return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
+  }
+  // A cluster's tiles may start past M or N (their boxes read zeros, their stores are skipped); their
+  // 32-bit offsets must not wrap: at most four tiles of 256 and one more tile beyond the end.
+  if (problem.m > INT32_MAX - kTmaTileReach || problem.n > INT32_MAX - kTmaTileReach) {
+    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the TMA-fed sm_90a kernels take M and N below 2^31 - " +
+                                                           std::to_string(kTmaTileReach));
   }
   args.p = gemm_launch_params(problem);
   if (fly_status_t s = make_tma_desc_2d(&args.a, {problem.A, problem.m, problem.k, problem.lda, Block::a_box_rows,
@@ -87,6 +96,7 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
   dispatch::set_launch_attributes(config, attrs, gemm_programmatic_launch(),
                                   Block::cluster_n > 1 ? &cluster_dims : nullptr);
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
+    (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }
   return FLY_STATUS_SUCCESS;
@@ -131,10 +141,12 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
       shape.gridDim = dim3(unsigned(sms / Block::cluster * Block::cluster));
       shape.attrs = &cluster_dims;
       shape.numAttrs = 1;
-      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &shape); e != cudaSuccess || clusters < 1)
+      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &shape); e != cudaSuccess || clusters < 1) {
+        (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
         return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no cluster of ") +
                                                               std::to_string(Block::cluster) + " blocks fits: " +
                                                               cudaGetErrorString(e));
+      }
       blocks = std::min(sms / Block::cluster, clusters) * Block::cluster;
     }
     if (device < 64) resident[device].store(blocks, std::memory_order_relaxed);
@@ -143,6 +155,7 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
   const int64_t cluster_tiles = ((problem.m + rows - 1) / rows) * ((problem.n + cols - 1) / cols);
   config.gridDim = dim3(unsigned(std::min<int64_t>(blocks, cluster_tiles * Block::cluster)));
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
+    (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }
   return FLY_STATUS_SUCCESS;

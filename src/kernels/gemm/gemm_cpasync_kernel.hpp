@@ -115,7 +115,7 @@ struct GemmCpAsyncBlock {
       const int s = kt % Stages, k0 = kt * BK;
       load_tile<BM>(A + k0, p.lda, smem_a(s), m_left, p.k - k0, thr);
       load_tile<BN>(B + k0, p.ldb, smem_b(s), n_left, p.k - k0, thr);
-      if (kt == k_tiles - 1) launch_next_grid();  // the block's last loads are issued
+      if (kt == k_tiles - 1 && p.let_next_start) launch_next_grid();  // the block's last loads are issued
     };
 
     // prologue: Stages - 1 tiles in flight, one cp.async group each

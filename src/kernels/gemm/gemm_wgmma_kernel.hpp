@@ -108,7 +108,7 @@ struct GemmWgmmaBlock {
       const int s = kt % Stages, k0 = kt * BK;
       load_tile<BM>(A + k0, p.lda, stage_a(s), m_left, p.k - k0, thr);
       load_tile<BN>(B + k0, p.ldb, stage_b(s), n_left, p.k - k0, thr);
-      if (kt == k_tiles - 1) launch_next_grid();  // the block's last loads are issued
+      if (kt == k_tiles - 1 && p.let_next_start) launch_next_grid();  // the block's last loads are issued
     };
     // Stages - 2 tiles in flight ahead of the tile being multiplied: the wgmma batch of tile kt
     // stays in flight while tile kt + 1's batch issues, so a stage is refilled only two tiles

@@ -92,7 +92,8 @@ struct GemmWgmmaTmaBlock {
     const int k_tiles = (p.k + BK - 1) / BK;
     if (thr >= consumer_threads) {
       if (thr == consumer_threads) {
-        produce(map_a, map_b, smem, full, cluster_n > 1 ? cluster_empty : empty, m0, n0, k_tiles, rank);
+        produce(map_a, map_b, smem, full, cluster_n > 1 ? cluster_empty : empty, m0, n0, k_tiles, rank,
+                p.let_next_start);
       } else if constexpr (cluster_n > 1) {
         const int lane = thr - consumer_threads - 32;  // the producer warpgroup's second warp
         if (lane >= 0 && lane < cluster_n) Ring::relay(empty, cluster_empty, k_tiles, lane);
@@ -107,7 +108,8 @@ struct GemmWgmmaTmaBlock {
   }
 
   __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const& map_b, unsigned char* smem,
-                                 uint64_t* full, uint64_t* empty, int m0, int n0, int k_tiles, uint32_t rank) {
+                                 uint64_t* full, uint64_t* empty, int m0, int n0, int k_tiles, uint32_t rank,
+                                 bool let_next_start) {
     for (int kt = 0; kt < k_tiles; ++kt) {
       const int s = kt % Stages;
       if (kt >= Stages) mbarrier::wait(&empty[s], uint32_t(kt / Stages - 1) & 1);  // tile kt - Stages is done
@@ -126,7 +128,7 @@ struct GemmWgmmaTmaBlock {
         SM90_TMA_LOAD_2D::copy(&map_b, &full[s], b + at * BN * 128, x, n0);
       }
     }
-    launch_next_grid();  // the block's last loads are issued
+    if (let_next_start) launch_next_grid();  // the block's last loads are issued
   }
 
   __device__ static void consume(GemmParams const& p, unsigned char* smem, uint64_t* full, uint64_t* empty, int m0,

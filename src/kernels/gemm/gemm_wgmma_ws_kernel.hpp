@@ -118,7 +118,7 @@ struct GemmWgmmaWsBlock {
     if (thr < 128) {
       if constexpr (moves_registers) gmma::warpgroup_reg_dealloc<producer_regs>();
       if (thr == 0) {
-        produce(map_a, map_b, smem, full, cluster > 1 ? cluster_empty : empty, work);
+        produce(map_a, map_b, smem, full, cluster > 1 ? cluster_empty : empty, work, p.let_next_start);
       } else if constexpr (cluster > 1) {
         const int lane = thr - 32;  // the producer warpgroup's second warp
         if (lane >= 0 && lane < cluster) Ring::relay(empty, cluster_empty, work.count() * work.k_tiles, lane);
@@ -162,7 +162,7 @@ struct GemmWgmmaWsBlock {
   // cluster_empty barrier). Only the k-tiles the producers wait for: the last Stages are never refilled.
   // empty: the barrier that frees a stage (cluster_empty with a cluster: every block's consumers).
   __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const& map_b, unsigned char* smem,
-                                 uint64_t* full, uint64_t* empty, Work const& work) {
+                                 uint64_t* full, uint64_t* empty, Work const& work, bool let_next_start) {
     uint32_t it = 0;  // k-tiles issued so far, over all of this block's tiles: the ring position
     for (int64_t i = 0; i < work.count(); ++i) {
       int m0, n0;
@@ -187,7 +187,7 @@ struct GemmWgmmaWsBlock {
         }
       }
     }
-    launch_next_grid();  // the block's last loads are issued
+    if (let_next_start) launch_next_grid();  // the block's last loads are issued
   }
 
   // thr in [0, consumers * 128): consumer warpgroup thr / 128.
