@@ -62,9 +62,10 @@ const char* fly_dtype_string(fly_dtype_t dtype);
 typedef struct fly_handle_s* fly_handle_t;
 
 /* Creates a handle for the current CUDA device when this library was built with CUDA and a device
- * is present, else for the host backend. The environment variable FLY_BACKEND overrides the choice
- * at creation: "host" forces the host backend, "cuda" / "hip" require that GPU backend (an error
- * when it is missing), "auto" or unset picks as above. *out is null after a failure. */
+ * is present (HIP builds: the current AMD device), else for the host backend. The environment
+ * variable FLY_BACKEND overrides the choice at creation: "host" forces the host backend, "cuda" /
+ * "hip" require that GPU backend (an error when it is missing), "auto" or unset picks as above.
+ * *out is null after a failure. */
 fly_status_t fly_create(fly_handle_t* out);
 
 /* Creates a host-backend handle whatever the build and the environment. */
@@ -171,8 +172,8 @@ fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, ch
  * null) join the softmax denominator only. Token t of sequence s lives in physical block
  * block_tables[s * block_table_stride + t / block_size], slot t % block_size. fp8 caches are
  * dequantised as value * k_scale (K) and value * v_scale (V). Accumulation is fp32; out is rounded
- * once to q's type. A query that sees no token (seq_lens[s] == 0, or L < q_len for its position)
- * gets out = 0 and lse = -inf.
+ * once to q's type. A query that sees no token (seq_lens[s] == 0, or L < q_len for its position),
+ * or whose logits are all -inf (no token has weight), gets out = 0 and lse = -inf, sinks or not.
  *
  * Rules (FLY_STATUS_INVALID_ARGUMENT / FLY_STATUS_NOT_SUPPORTED with fly_last_error() as for GEMM):
  *  - num_seqs, q_len, num_q_heads, num_kv_heads >= 1; num_q_heads % num_kv_heads == 0.
@@ -182,7 +183,10 @@ fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, ch
  *    log-sum-exp of each query's logits (sinks included).
  *  - kv_type BF16 or F16 (equal to q_type), or E4M3FN / E4M3FNUZ (either q_type). k_scale,
  *    v_scale: device pointers to one fp32 each (null = 1), read when the kernel runs; they
- *    dequantise fp8 caches and are ignored for 16-bit ones.
+ *    dequantise fp8 caches and are ignored for 16-bit ones. On a GPU an fp8 cache's products run
+ *    in f16: q is rounded to f16 there (|q| >= 65520 becomes infinite, |q| below 2^-14 keeps fewer
+ *    bits), and k_scale multiplies the logit and v_scale the output rather than each element (the
+ *    same value where all is finite; an infinite scale gives inf where the product would be NaN).
  *  - k_cache / v_cache: num_blocks blocks of kv_layout (below), block i at k_cache + i *
  *    k_block_stride elements (v likewise), so K and V may share one allocation. Within a block:
  *      FLY_KV_LAYOUT_VLLM: K [num_kv_heads][head_dim / x][block_size][x], x = 16 bytes of elements;
@@ -197,7 +201,10 @@ fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, ch
  *    outside the caller's buffers.
  *  - head_dim 64, 128 or 256; block_size 16, 32 or 64; q_len 1 to 4 (speculative decoding).
  *  - scale finite (0, as FLY_PA_DECODE_ARGS_INIT leaves it, gives uniform weights: set it);
- *    logit_softcap finite and >= 0; sliding_window >= 0.
+ *    logit_softcap finite and >= 0; sliding_window >= 0 (one of max_seq_len or more hides nothing).
+ *  - On a GPU the kernels count tokens, block ids and query rows in 32 bits: num_blocks and
+ *    num_seqs x q_len x num_q_heads below 2^31, max_seq_len below 2^31 - 2^16, else
+ *    FLY_STATUS_NOT_SUPPORTED (fly_pa_decode_explain says so too).
  *  - out and lse overlap no input and not each other. Every pointer is aligned to its element size
  *    (else INVALID_ARGUMENT). On a GPU, q, out, k_cache and v_cache are 16-byte aligned and every
  *    stride used (extent > 1) is a multiple of 16 bytes, else NOT_SUPPORTED (the kernels move
@@ -207,7 +214,8 @@ fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, ch
  *    NaN (V: that dimension) and its lse NaN; a NaN past a sequence's end changes nothing. On a
  *    GPU, NaN in the fp8 cache is not preserved (values are widened without NaN handling), and a
  *    NaN in V at a token that one query of a kv head sees and another does not (q_len > 1, or a
- *    window) reaches both (the masked query's weight 0 times NaN is NaN in the P V product).
+ *    window) reaches both (the masked query's weight 0 times NaN is NaN in the P V product), as does one
+ *    in V within a kernel step (at most 96 tokens) before a window's start.
  *  - flags: 0, or FLY_PA_DECODE_CHECK_BLOCK_TABLES (other bits: INVALID_ARGUMENT). Checked, the
  *    call first reads seq_lens and the block ids it would use (block_tables[s][p] for p <
  *    ceil(L / block_size), L the clamped seq_lens[s] below) and, if one lies outside
@@ -219,7 +227,7 @@ fly_status_t fly_gemm_explain(fly_handle_t handle, const fly_gemm_args* args, ch
  *    synchronises: it can be captured in a CUDA graph and replayed with changed seq_lens, block
  *    tables, scales and data (within max_seq_len). workspace: fly_pa_decode_workspace_size bytes of device memory, which
  *    depend only on num_seqs, q_len, num_q_heads, head_dim and max_seq_len, aligned to 16 bytes
- *    (as cudaMalloc returns it). */
+ *    (as cudaMalloc returns it), overlapping no argument (INVALID_ARGUMENT). */
 typedef enum fly_kv_layout_t {
   FLY_KV_LAYOUT_VLLM = 0, /* vLLM's paged cache: K split in x = 16-byte groups, V dim-major */
   FLY_KV_LAYOUT_NHD = 1,  /* [block_size, num_kv_heads, head_dim] per block */

@@ -335,8 +335,9 @@ inline void pa_reference(PaDecodeCase& k) {
           if (cap > 0) l = cap * std::tanh(l / cap);
           logit.push_back(l);
           abs_dot.push_back(std::fabs(c.scale) * adot);
-          m = std::max(m, l);
+          m = std::isnan(m) || std::isnan(l) ? std::numeric_limits<double>::quiet_NaN() : std::max(m, l);
         }
+        if (m == -std::numeric_limits<double>::infinity()) continue;  // no token has weight: as if none were seen
         if (c.sinks) m = std::max(m, double(k.sinks[h]));
         double denom = c.sinks ? std::exp(k.sinks[h] - m) : 0.0, vmax = 0, dl = 0, spread = 0;
         double* out = &k.ref_out[row * D];

@@ -257,6 +257,31 @@ TEST_F(PaDecodeApi, OutputsMustNotOverlapInputs) {
   expect_with([](auto& a) { a.lse = static_cast<float*>(const_cast<void*>(a.k_cache)); }, I, "lse overlaps k_cache");
 }
 
+// fly_pa_decode refuses a workspace that overlaps any argument (INVALID_ARGUMENT; the host backend
+// needs no workspace, so this is the check itself): every buffer, its first and last byte, and
+// the bytes just outside it.
+TEST_F(PaDecodeApi, TheWorkspaceMustNotOverlapAnArgument) {
+  const fly::dispatch::PaDecodeBuffers buffers = fly::dispatch::pa_decode_buffers(args_);
+  int checked = 0;
+  for (const auto& b : buffers.all) {
+    SCOPED_TRACE(b.name);
+    ASSERT_GT(b.bytes, 0) << "the test's call has every buffer";
+    auto const* base = static_cast<const char*>(b.base);
+    const char* hit = fly::dispatch::pa_decode_buffer_overlapping(args_, base, 1);
+    ASSERT_NE(hit, nullptr);
+    EXPECT_STREQ(hit, b.name);
+    hit = fly::dispatch::pa_decode_buffer_overlapping(args_, base + b.bytes - 1, 1);
+    ASSERT_NE(hit, nullptr);
+    EXPECT_STREQ(hit, b.name);
+    EXPECT_NE(fly::dispatch::pa_decode_buffer_overlapping(args_, base - 8, 9), nullptr) << "a range ending in it";
+    ++checked;
+  }
+  EXPECT_EQ(checked, int(fly::dispatch::PaDecodeBuffers::count));
+  std::vector<char> elsewhere(256);
+  EXPECT_EQ(fly::dispatch::pa_decode_buffer_overlapping(args_, elsewhere.data(), int64_t(elsewhere.size())), nullptr);
+  EXPECT_EQ(fly::dispatch::pa_decode_buffer_overlapping(args_, args_.q, 0), nullptr) << "no bytes, no overlap";
+}
+
 TEST_F(PaDecodeApi, UnsupportedRequests) {
   auto const N = FLY_STATUS_NOT_SUPPORTED;
   expect_with(

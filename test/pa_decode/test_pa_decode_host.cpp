@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <cstring>
@@ -415,6 +416,57 @@ TEST(PaDecodeHostNan, NanReachesTheRowsThatSeeItAndNoOther) {
       run(x);
       EXPECT_TRUE(x.out == clean) << fly_test::describe(c);
       EXPECT_TRUE(std::memcmp(x.lse.data(), clean_lse.data(), x.lse.size() * 4) == 0) << fly_test::describe(c);
+    }
+  fly_destroy(h);
+}
+
+// Logits that are all -inf give no token a weight: the row is one that sees no token (fly.h: out
+// 0, lse -inf, sinks or not), as the GPU kernels treat it; a NaN among them makes the row NaN.
+// Head 0's q is (-inf, 0, ...) against a K of ones; head 1 keeps its random q. Each result is
+// also the independent reference's, recomputed on the changed data.
+TEST(PaDecodeHostInfinity, LogitsAllMinusInfinityAreARowThatSeesNoToken) {
+  fly_handle_t h = nullptr;
+  ASSERT_EQ(fly_create_host(&h), FLY_STATUS_SUCCESS);
+  for (bool sinks : {false, true})
+    for (bool nan : {false, true}) {
+      PaDecodeConfig c;
+      c.layout = FLY_KV_LAYOUT_NHD;
+      c.seq_lens = {40};
+      c.num_seqs = 1;
+      c.num_q_heads = 2;
+      c.num_kv_heads = 1;
+      c.sinks = sinks;
+      PaDecodeCase k = fly_test::make_pa_decode_case(c);
+      SCOPED_TRACE(fly_test::describe(c) + (nan ? " with a NaN in q" : ""));
+      const uint16_t one = 0x3F80, minus_inf = 0xFF80, zero = 0, qnan = 0x7FC0;
+      for (size_t b = 0; b + 1 < k.k_bytes.size(); b += 2) std::memcpy(&k.k_bytes[b], &one, 2);
+      for (int64_t d = 0; d < c.head_dim; ++d) {
+        const uint16_t v = d == 0 ? minus_inf : d == 1 && nan ? qnan : zero;
+        std::memcpy(&k.q[size_t(fly_test::pa_row_offset(k.q_stride, 0, 0, 0) + d)], &v, 2);
+      }
+      fly_test::pa_reference(k);
+      fly_pa_decode_args const a = fly_test::pa_decode_args(k, fly_test::host_buffers(k));
+      ASSERT_EQ(fly_pa_decode(h, &a, nullptr, 0, nullptr), FLY_STATUS_SUCCESS) << fly_last_error();
+      for (int64_t d = 0; d < c.head_dim; ++d) {
+        const float got = float(fly_test::pa_decode_value(
+            c.q_type, reinterpret_cast<const uint8_t*>(&k.out[size_t(fly_test::pa_row_offset(k.out_stride, 0, 0, 0) + d)])));
+        if (nan) {
+          EXPECT_TRUE(std::isnan(got)) << "out[" << d << "]";
+          EXPECT_TRUE(std::isnan(k.ref_out[size_t(d)])) << "reference out[" << d << "]";
+        } else {
+          EXPECT_EQ(got, 0.0f) << "out[" << d << "]";
+          EXPECT_EQ(k.ref_out[size_t(d)], 0.0) << "reference out[" << d << "]";
+        }
+      }
+      if (nan) {
+        EXPECT_TRUE(std::isnan(k.lse[0]));
+      } else {
+        EXPECT_EQ(k.lse[0], -std::numeric_limits<float>::infinity());
+        EXPECT_EQ(k.ref_lse[0], -std::numeric_limits<double>::infinity());
+      }
+      // head 1 is an ordinary row: finite, and the reference's within its bound
+      EXPECT_TRUE(std::isfinite(k.lse[1]));
+      EXPECT_LE(std::fabs(double(k.lse[1]) - k.ref_lse[1]), k.tol_lse[1]);
     }
   fly_destroy(h);
 }

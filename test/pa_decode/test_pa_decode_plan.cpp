@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 
+#include "pa_decode/pa_decode_launch_common.hpp"
 #include "pa_decode/pa_decode_registry.hpp"
 #include "pa_decode/pa_decode_tuning.hpp"
 
@@ -236,4 +238,58 @@ TEST(PaDecodePlan, EightRowVariantsServeGroupsOfAtMostEightRows) {
       EXPECT_EQ(plan.row_chunks, c.chunks) << c.hq << "/" << c.hkv << " q_len " << c.q_len;
     }
   }
+}
+
+// Sizes past the kernels' 32-bit token, block and row arithmetic are refused before any planning
+// (NOT_SUPPORTED through fly_pa_decode, its explain line alike), and the largest accepted context
+// plans splits whose last token stays below 2^31.
+TEST(PaDecodePlan, SizesPastTheKernels32BitArithmeticAreRefusedBeforePlanning) {
+  const PaDecodeVariant v = variant(64);
+  auto refusal = [&](const PaDecodeProblem& p) {
+    PaDecodePlan plan;
+    std::string why;
+    EXPECT_EQ(fly::dispatch::select_pa_decode_variant(std::span(&v, 1), p, Target::sm90a, 132, &plan, &why), nullptr);
+    return why;
+  };
+  const int64_t longest = INT32_MAX - (int64_t{1} << 16);
+  EXPECT_NE(refusal(problem(1, longest + 1)).find("max_seq_len (2147418112) is above the kernels' 2^31 - 2^16"),
+            std::string::npos);
+  EXPECT_NE(refusal(problem(1, INT64_MAX)).find("max_seq_len"), std::string::npos);
+  PaDecodeProblem many_blocks = problem(1, 4096);
+  many_blocks.num_blocks = int64_t{1} << 31;
+  EXPECT_NE(refusal(many_blocks).find("num_blocks (2147483648)"), std::string::npos);
+  EXPECT_NE(refusal(problem(int64_t{1} << 26, 1024)).find("query rows"), std::string::npos);  // 2^26 x 32 rows
+  for (int64_t step : {16, 64, 96}) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    const PaDecodeVariant s = variant(int(step));
+    const PaDecodePlan plan = plan_for(s, problem(1, longest), 132);
+    EXPECT_GE(plan.split_tokens * plan.splits, longest);
+    EXPECT_LE(plan.split_tokens * plan.splits + 64 * step, int64_t{INT32_MAX}) << "room for the lookups ahead";
+  }
+  // the workspace's size asks nothing of the kernels and must not overflow either
+  EXPECT_EQ(fly::dispatch::pa_decode_max_splits(INT64_MAX), 64);
+  EXPECT_GT(fly::dispatch::pa_decode_workspace_bytes(problem(1, INT64_MAX)), 0u);
+}
+
+// A window at least as long as the longest visible context (max_seq_len, or the block table's
+// tokens when fewer) hides nothing: the kernels get it as off, so their 32-bit window arithmetic
+// never sees a larger value (an int64 window of 2^32 + 5 must not become 5).
+TEST(PaDecodePlan, AWindowAsLongAsTheContextReachesTheKernelsAsOff) {
+  PaDecodeProblem p = problem(1, 1000);
+  p.max_blocks_per_seq = 100;  // 1600 table tokens: max_seq_len bounds the context
+  PaDecodePlan plan;
+  plan.splits = 1;
+  plan.row_chunks = 1;
+  plan.split_tokens = 1024;
+  const std::pair<int64_t, int32_t> cases[] = {{0, 0},          {5, 5}, {999, 999}, {1000, 0}, {INT32_MAX, 0},
+                                               {(int64_t{1} << 32) + 5, 0}, {INT64_MAX, 0}};
+  for (const auto& [window, seen] : cases) {
+    p.sliding_window = window;
+    EXPECT_EQ(fly::dispatch::pa_decode_params(p, plan).window, seen) << "window " << window;
+  }
+  p.max_blocks_per_seq = 10;  // 160 table tokens now bound it
+  p.sliding_window = 500;
+  EXPECT_EQ(fly::dispatch::pa_decode_params(p, plan).window, 0);
+  p.sliding_window = 159;
+  EXPECT_EQ(fly::dispatch::pa_decode_params(p, plan).window, 159);
 }

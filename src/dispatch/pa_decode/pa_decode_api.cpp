@@ -114,6 +114,11 @@ extern "C" fly_status_t fly_pa_decode(fly_handle_t handle, const fly_pa_decode_a
                                                          ") is less than the " + std::to_string(required) +
                                                          " bytes fly_pa_decode_workspace_size asks for");
     }
+    if (const char* other = fly::dispatch::pa_decode_buffer_overlapping(
+            *args, workspace, required > size_t(INT64_MAX) ? INT64_MAX : int64_t(required))) {
+      return fail(FLY_STATUS_INVALID_ARGUMENT, std::string(fn) + ": the workspace's " + std::to_string(required) +
+                                                   " bytes overlap " + other + " (the kernels write the workspace while they read the arguments)");
+    }
     if (host_backend(*handle) && stream != nullptr) {
       return fail(FLY_STATUS_INVALID_ARGUMENT,
                   std::string(fn) + ": stream must be null on the host backend (it runs synchronously on host memory)");

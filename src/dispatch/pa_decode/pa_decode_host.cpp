@@ -127,7 +127,13 @@ void decode_item(const PaDecodeProblem& p, Read k_read, Read v_read, float k_sca
   }
   for (int64_t r = 0; r < rows; ++r) {
     float m = -std::numeric_limits<float>::infinity();
-    for (int64_t t = sc.lo[r]; t < sc.hi[r]; ++t) m = std::max(m, sc.logits[r * span + (t - t_begin)]);
+    for (int64_t t = sc.lo[r]; t < sc.hi[r]; ++t) {
+      float const l = sc.logits[r * span + (t - t_begin)];
+      if (l > m || std::isnan(l)) m = l;  // a NaN logit makes the row NaN, and stays
+      if (std::isnan(m)) break;
+    }
+    // logits all -inf give no token a weight: the row is one that sees none (fly.h), sink or not
+    if (m == -std::numeric_limits<float>::infinity()) sc.hi[r] = sc.lo[r];
     if (p.sinks != nullptr && sc.lo[r] < sc.hi[r]) m = std::max(m, p.sinks[g * group + r / p.q_len]);
     sc.max[r] = m;
     sc.sum[r] = 0.0f;

@@ -49,7 +49,9 @@ inline kernels::PaDecodeParams pa_decode_params(const PaDecodeProblem& p, const 
   k.k_dequant = k.v_dequant = k.fnuz ? 128.f : 1.f;  // e4m3fnuz's shift leaves value * 2^-7
   k.scale = p.scale;
   k.softcap = p.logit_softcap;
-  k.window = int32_t(p.sliding_window);
+  // A window as long as the longest visible context hides nothing: off, so that the kernels' 32-bit
+  // window arithmetic never sees a value past max_len (an int64 window of 2^32 + 5 is not 5).
+  k.window = p.sliding_window < k.max_len ? int32_t(p.sliding_window) : 0;
   k.sinks = p.sinks;
   k.row_chunks = plan.row_chunks;
   k.splits = plan.splits;

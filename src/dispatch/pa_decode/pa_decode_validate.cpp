@@ -75,6 +75,51 @@ int out_rows_overlap(const fly_pa_decode_args& a) {
 
 }  // namespace
 
+PaDecodeBuffers pa_decode_buffers(const fly_pa_decode_args& a) {
+  int64_t const q_esize = dtype_bytes(a.q_type);
+  int64_t const kv_esize = dtype_bytes(a.kv_type);
+  int64_t block_elems = 0;  // one block of K (or V): num_kv_heads x block_size x head_dim; -1 past INT64_MAX
+  if (!mul_add(a.num_kv_heads, a.block_size, 0, &block_elems) || !mul_add(block_elems, a.head_dim, 0, &block_elems))
+    block_elems = -1;
+  int64_t rows = 0;  // query rows: num_seqs x q_len x num_q_heads (-1 past INT64_MAX)
+  if (!mul_add(a.num_seqs, a.q_len, 0, &rows) || !mul_add(rows, a.num_q_heads, 0, &rows)) rows = -1;
+  auto cache = [&](int64_t stride) { return block_elems < 0 ? -1 : span_bytes<1>({a.num_blocks}, {stride}, block_elems, kv_esize); };
+  PaDecodeBuffers b;
+  b.all[PaDecodeBuffers::q] = {"q", a.q,
+                               span_bytes<3>({a.num_seqs, a.q_len, a.num_q_heads},
+                                             {a.q_stride_seq, a.q_stride_token, a.q_stride_head}, a.head_dim, q_esize),
+                               "num_seqs x q_len x num_q_heads x head_dim with its strides", false};
+  b.all[PaDecodeBuffers::k_cache] = {"k_cache", a.k_cache, cache(a.k_block_stride),
+                                     "num_blocks " + num(a.num_blocks) + " x k_block_stride " + num(a.k_block_stride), false};
+  b.all[PaDecodeBuffers::v_cache] = {"v_cache", a.v_cache, cache(a.v_block_stride),
+                                     "num_blocks " + num(a.num_blocks) + " x v_block_stride " + num(a.v_block_stride), false};
+  b.all[PaDecodeBuffers::block_tables] = {
+      "block_tables", a.block_tables, span_bytes<1>({a.num_seqs}, {a.block_table_stride}, a.max_blocks_per_seq, 4),
+      "num_seqs " + num(a.num_seqs) + " x block_table_stride " + num(a.block_table_stride), false};
+  b.all[PaDecodeBuffers::seq_lens] = {"seq_lens", a.seq_lens, span_bytes<1>({1}, {0}, a.num_seqs, 4),
+                                      "num_seqs " + num(a.num_seqs), false};
+  b.all[PaDecodeBuffers::k_scale] = {"k_scale", a.k_scale, a.k_scale == nullptr ? 0 : 4, "one float", false};
+  b.all[PaDecodeBuffers::v_scale] = {"v_scale", a.v_scale, a.v_scale == nullptr ? 0 : 4, "one float", false};
+  b.all[PaDecodeBuffers::sinks] = {"sinks", a.sinks, a.sinks == nullptr ? 0 : span_bytes<1>({1}, {0}, a.num_q_heads, 4),
+                                   "num_q_heads " + num(a.num_q_heads), false};
+  b.all[PaDecodeBuffers::out] = {"out", a.out,
+                                 span_bytes<3>({a.num_seqs, a.q_len, a.num_q_heads},
+                                               {a.out_stride_seq, a.out_stride_token, a.out_stride_head}, a.head_dim, q_esize),
+                                 "num_seqs x q_len x num_q_heads x head_dim with its strides", true};
+  b.all[PaDecodeBuffers::lse] = {"lse", a.lse, a.lse == nullptr ? 0 : rows < 0 ? -1 : span_bytes<1>({1}, {0}, rows, 4),
+                                 "num_seqs x q_len x num_q_heads", true};
+  return b;
+}
+
+const char* pa_decode_buffer_overlapping(const fly_pa_decode_args& a, const void* p, int64_t bytes) {
+  if (p == nullptr || bytes <= 0) return nullptr;
+  Range const r = range_of(p, bytes);
+  for (const PaDecodeBuffer& b : pa_decode_buffers(a).all) {
+    if (overlap(r, range_of(b.base, b.bytes))) return b.name;
+  }
+  return nullptr;
+}
+
 fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* args, Target target, PaDecodeProblem* out) {
   std::string const f = std::string(fn) + ": ";
   auto invalid = [&](const std::string& msg) { return detail::fail(FLY_STATUS_INVALID_ARGUMENT, f + msg); };
@@ -148,26 +193,10 @@ fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* a
                    num(block_elems) + ")");
   }
   // ---- extents fit the address arithmetic
-  int64_t const q_bytes = span_bytes<3>({a.num_seqs, a.q_len, a.num_q_heads}, {a.q_stride_seq, a.q_stride_token, a.q_stride_head},
-                                        a.head_dim, q_esize);
-  int64_t const out_bytes = span_bytes<3>({a.num_seqs, a.q_len, a.num_q_heads},
-                                          {a.out_stride_seq, a.out_stride_token, a.out_stride_head}, a.head_dim, q_esize);
-  int64_t const k_bytes = span_bytes<1>({a.num_blocks}, {a.k_block_stride}, block_elems, kv_esize);
-  int64_t const v_bytes = span_bytes<1>({a.num_blocks}, {a.v_block_stride}, block_elems, kv_esize);
-  int64_t const bt_bytes = span_bytes<1>({a.num_seqs}, {a.block_table_stride}, a.max_blocks_per_seq, 4);
-  int64_t const sl_bytes = span_bytes<1>({1}, {0}, a.num_seqs, 4);
-  int64_t rows = 0;  // query rows: num_seqs x q_len x num_q_heads (-1 past INT64_MAX)
-  if (!mul_add(a.num_seqs, a.q_len, 0, &rows) || !mul_add(rows, a.num_q_heads, 0, &rows)) rows = -1;
-  int64_t const lse_bytes = a.lse == nullptr ? 0 : rows < 0 ? -1 : span_bytes<1>({1}, {0}, rows, 4);
-  int64_t const sinks_bytes = a.sinks == nullptr ? 0 : span_bytes<1>({1}, {0}, a.num_q_heads, 4);
-  if (q_bytes < 0) return invalid("q (num_seqs x q_len x num_q_heads x head_dim with its strides) spans more than 2^63 bytes");
-  if (out_bytes < 0) return invalid("out (num_seqs x q_len x num_q_heads x head_dim with its strides) spans more than 2^63 bytes");
-  if (k_bytes < 0) return invalid("k_cache (num_blocks " + num(a.num_blocks) + " x k_block_stride " + num(a.k_block_stride) + ") spans more than 2^63 bytes");
-  if (v_bytes < 0) return invalid("v_cache (num_blocks " + num(a.num_blocks) + " x v_block_stride " + num(a.v_block_stride) + ") spans more than 2^63 bytes");
-  if (bt_bytes < 0) return invalid("block_tables (num_seqs " + num(a.num_seqs) + " x block_table_stride " + num(a.block_table_stride) + ") spans more than 2^63 bytes");
-  if (sl_bytes < 0) return invalid("seq_lens (num_seqs " + num(a.num_seqs) + ") spans more than 2^63 bytes");
-  if (lse_bytes < 0) return invalid("lse (num_seqs x q_len x num_q_heads) spans more than 2^63 bytes");
-  if (sinks_bytes < 0) return invalid("sinks (num_q_heads " + num(a.num_q_heads) + ") spans more than 2^63 bytes");
+  const PaDecodeBuffers buffers = pa_decode_buffers(a);
+  for (const PaDecodeBuffer& b : buffers.all) {
+    if (b.bytes < 0) return invalid(std::string(b.name) + " (" + b.extent + ") spans more than 2^63 bytes");
+  }
   // ---- alignment to the element types (what any backend dereferences)
   if (!aligned_to(a.q, q_esize)) return invalid("q (" + address(a.q) + ") must be aligned to its element size (" + num(q_esize) + " bytes)");
   if (!aligned_to(a.out, q_esize)) return invalid("out (" + address(a.out) + ") must be aligned to its element size (" + num(q_esize) + " bytes)");
@@ -180,20 +209,13 @@ fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* a
     if (!aligned_to(p, 4)) return invalid(std::string(name) + " (" + address(p) + ") must be aligned to 4 bytes");
   }
   // ---- what is written (out, lse) overlaps nothing else; out's rows are distinct
-  Range const out_range = range_of(a.out, out_bytes);
-  Range const lse_range = range_of(a.lse, lse_bytes);
-  const std::pair<const char*, Range> inputs[] = {
-      {"q", range_of(a.q, q_bytes)},
-      {"k_cache", range_of(a.k_cache, k_bytes)},
-      {"v_cache", range_of(a.v_cache, v_bytes)},
-      {"block_tables", range_of(a.block_tables, bt_bytes)},
-      {"seq_lens", range_of(a.seq_lens, sl_bytes)},
-      {"k_scale", range_of(a.k_scale, a.k_scale == nullptr ? 0 : 4)},
-      {"v_scale", range_of(a.v_scale, a.v_scale == nullptr ? 0 : 4)},
-      {"sinks", range_of(a.sinks, sinks_bytes)}};
-  for (auto const& [name, r] : inputs) {
-    if (overlap(out_range, r)) return invalid(std::string("out overlaps ") + name + " (out must not alias an input)");
-    if (overlap(lse_range, r)) return invalid(std::string("lse overlaps ") + name + " (lse must not alias an input)");
+  Range const out_range = range_of(a.out, buffers.all[PaDecodeBuffers::out].bytes);
+  Range const lse_range = range_of(a.lse, buffers.all[PaDecodeBuffers::lse].bytes);
+  for (const PaDecodeBuffer& b : buffers.all) {
+    if (b.written) continue;
+    Range const r = range_of(b.base, b.bytes);
+    if (overlap(out_range, r)) return invalid(std::string("out overlaps ") + b.name + " (out must not alias an input)");
+    if (overlap(lse_range, r)) return invalid(std::string("lse overlaps ") + b.name + " (lse must not alias an input)");
   }
   if (overlap(out_range, lse_range)) return invalid("out overlaps lse");
   int const self_overlap = out_rows_overlap(a);

@@ -1,6 +1,10 @@
 // Argument validation of the paged-decode entry points: every check with a message naming the argument.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <string>
+
 #include "fly/fly.h"
 #include "target.hpp"
 #include "pa_decode_problem.hpp"
@@ -16,5 +20,27 @@ namespace fly::dispatch {
 // 16-byte multiples). On failure fly_last_error() holds the message. May throw std::bad_alloc
 // (callers catch at the C boundary).
 fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* args, Target target, PaDecodeProblem* out);
+
+// One buffer of a call: where it starts, the bytes from its first to past its last element (0 for
+// an optional one that is null, -1 past INT64_MAX), what makes up that extent (for messages), and
+// whether the call writes it.
+struct PaDecodeBuffer {
+  const char* name;
+  const void* base;
+  int64_t bytes;
+  std::string extent;
+  bool written;
+};
+struct PaDecodeBuffers {
+  enum { q, k_cache, v_cache, block_tables, seq_lens, k_scale, v_scale, sinks, out, lse, count };
+  std::array<PaDecodeBuffer, count> all;
+};
+
+// The buffers of `a`, whose sizes are >= 1 (validation's first checks).
+PaDecodeBuffers pa_decode_buffers(const fly_pa_decode_args& a);
+
+// The name of the first buffer of a validated `a` that [p, p + bytes) overlaps, or null: the
+// workspace must alias none (the kernels write it while they read the others).
+const char* pa_decode_buffer_overlapping(const fly_pa_decode_args& a, const void* p, int64_t bytes);
 
 }  // namespace fly::dispatch
