@@ -27,9 +27,9 @@ inline bool check(cudaError_t e, const char* what) {
 }
 
 // Device buffers for `sets` copies of one problem, filled with random representable values
-// (uniform in [-1, 1), rounded to e4m3 for fp8). The copies together span at least twice the
-// H200's 60 MB L2 (kRotateBytes), so every call reads its inputs from HBM however small the
-// problem: copies are carved from one allocation per operand and filled from one host set.
+// (uniform in [-1, 1), rounded to e4m3 for fp8). The copies together span at least four times
+// the H200's 60 MB L2 (kRotateBytes, 240 MiB), so every call reads its inputs from HBM however
+// small the problem: copies are carved from one allocation per operand, filled from one host set.
 inline constexpr int64_t kRotateBytes = 240ll << 20;
 
 struct Problem {

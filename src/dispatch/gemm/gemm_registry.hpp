@@ -35,7 +35,7 @@ struct GemmProblem {
 };
 
 struct GemmVariant {
-  const char* name;      // unique, e.g. "gemm_sm90a_e4m3_bf16_64x64x128_w2x2_u128"
+  const char* name;      // unique, e.g. "gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_u32_s1"
   Target target;
   fly_dtype_t ab_type;   // A and B element type
   fly_dtype_t d_type;    // D (and C) element type
