@@ -58,9 +58,17 @@ fly_status_t stream_capturing(void* stream, bool* capturing) {
 fly_status_t copy_rows_to_host(void* dst, const void* src, size_t width, size_t rows, size_t src_pitch, void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
   cudaError_t err = cudaMemcpy2DAsync(dst, width, src, src_pitch, width, rows, cudaMemcpyDeviceToHost, s);
+  if (err == cudaErrorInvalidPitchValue || err == cudaErrorInvalidValue) {  // a pitch past the 2D copy's limit: row by row
+    (void)cudaGetLastError();
+    err = cudaSuccess;
+    for (size_t r = 0; r < rows && err == cudaSuccess; ++r)
+      err = cudaMemcpyAsync(static_cast<char*>(dst) + r * width, static_cast<const char*>(src) + r * src_pitch, width, cudaMemcpyDeviceToHost, s);
+  }
   if (err == cudaSuccess) err = cudaStreamSynchronize(s);
-  if (err != cudaSuccess)
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();  // reported here: not left for the caller's next call
     return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("copying to the host failed: ") + cudaGetErrorString(err));
+  }
   return FLY_STATUS_SUCCESS;
 }
 

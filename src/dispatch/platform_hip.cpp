@@ -62,9 +62,17 @@ fly_status_t stream_capturing(void* stream, bool* capturing) {
 fly_status_t copy_rows_to_host(void* dst, const void* src, size_t width, size_t rows, size_t src_pitch, void* stream) {
   auto s = static_cast<hipStream_t>(stream);
   hipError_t err = hipMemcpy2DAsync(dst, width, src, src_pitch, width, rows, hipMemcpyDeviceToHost, s);
+  if (err == hipErrorInvalidPitchValue || err == hipErrorInvalidValue) {  // a pitch past the 2D copy's limit: row by row
+    (void)hipGetLastError();
+    err = hipSuccess;
+    for (size_t r = 0; r < rows && err == hipSuccess; ++r)
+      err = hipMemcpyAsync(static_cast<char*>(dst) + r * width, static_cast<const char*>(src) + r * src_pitch, width, hipMemcpyDeviceToHost, s);
+  }
   if (err == hipSuccess) err = hipStreamSynchronize(s);
-  if (err != hipSuccess)
+  if (err != hipSuccess) {
+    (void)hipGetLastError();  // reported here: not left for the caller's next call
     return detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("copying to the host failed: ") + hipGetErrorString(err));
+  }
   return FLY_STATUS_SUCCESS;
 }
 
