@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <span>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -216,6 +217,114 @@ TEST(PaDecodeCuda, EveryVariantMatchesTheReference) {
       run_and_check(v, k, sms);
     }
   }
+}
+
+// Device data past what the host arguments promise, and windows past the kernels' 32-bit range:
+// stored lengths negative, above max_seq_len and above the block table's max_blocks_per_seq
+// columns (the table's padding columns hold -7: a kernel reading past the valid columns would
+// read zeros where the reference reads its blocks), a window of 2^32 + 5 (which must not act as 5)
+// and one of 2^31 - 1 with q_len 4 (whose start must not wrap). Every variant, against the
+// reference, which clamps and windows in int64.
+TEST(PaDecodeCuda, LengthsPastTheBoundsAndHugeWindowsMatchTheReference) {
+  FLY_SKIP_WITHOUT_GPU();
+  int sms = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  uint64_t seed = 700;
+  for (const auto& v : fly::dispatch::pa_decode_variants()) {
+    for (int n = 0; n < 2; ++n) {
+      PaDecodeConfig c;
+      c.seed = seed++;
+      c.head_dim = v.head_dim;
+      c.layout = v.v_dim_major ? FLY_KV_LAYOUT_VLLM : FLY_KV_LAYOUT_NHD;
+      if (v.kv_class != FLY_DTYPE_E4M3FN) c.q_type = c.kv_type = v.kv_class;
+      if (v.kv_class == FLY_DTYPE_E4M3FN) c.kv_type = FLY_DTYPE_E4M3FN;
+      c.num_q_heads = 8;
+      c.num_kv_heads = 2;
+      if (n == 0) {
+        c.q_len = 2;
+        c.seq_lens = {-5, 5000, 40, 900, 1000};
+        c.max_seq_len = 1000;
+        c.max_blocks_per_seq = 50;  // 800 tokens of table: lengths 900 and 1000 see 800
+        c.sliding_window = (int64_t{1} << 32) + 5;
+      } else {
+        c.q_len = 4;
+        c.seq_lens = {1, 2, 3, 700};
+        c.sliding_window = INT32_MAX;
+      }
+      c.num_seqs = int64_t(c.seq_lens.size());
+      PaDecodeCase k = fly_test::make_pa_decode_case(c);
+      run_and_check(v, k, sms);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// Logits all -inf (q = (-inf, 0, ...) against a K of ones, for the first query head of every kv
+// head) give no token a weight: out 0 and lse -inf, sinks or not (fly.h), as the reference has it;
+// the other heads are ordinary rows. Every variant, one short and one split context.
+TEST(PaDecodeCuda, LogitsAllMinusInfinityAreARowThatSeesNoToken) {
+  FLY_SKIP_WITHOUT_GPU();
+  int sms = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  uint64_t seed = 800;
+  for (const auto& v : fly::dispatch::pa_decode_variants()) {
+    PaDecodeConfig c;
+    c.seed = seed++;
+    c.head_dim = v.head_dim;
+    c.layout = v.v_dim_major ? FLY_KV_LAYOUT_VLLM : FLY_KV_LAYOUT_HND;
+    if (v.kv_class != FLY_DTYPE_E4M3FN) c.q_type = c.kv_type = v.kv_class;
+    if (v.kv_class == FLY_DTYPE_E4M3FN) c.kv_type = FLY_DTYPE_E4M3FNUZ;
+    c.num_q_heads = 8;
+    c.num_kv_heads = 2;
+    c.seq_lens = {37, 3000};
+    c.num_seqs = 2;
+    c.sinks = true;
+    PaDecodeCase k = fly_test::make_pa_decode_case(c);
+    const uint16_t one16 = c.kv_type == FLY_DTYPE_F16 ? 0x3C00 : 0x3F80;
+    const uint8_t one8 = c.kv_type == FLY_DTYPE_E4M3FNUZ ? 0x40 : 0x38;
+    const int64_t es = fly_test::pa_esize(c.kv_type);
+    for (size_t b = 0; b + es <= k.k_bytes.size(); b += size_t(es)) {
+      if (es == 2) std::memcpy(&k.k_bytes[b], &one16, 2);
+      else k.k_bytes[b] = one8;
+    }
+    const uint16_t minus_inf = c.q_type == FLY_DTYPE_F16 ? 0xFC00 : 0xFF80, zero = 0;
+    for (int64_t s = 0; s < c.num_seqs; ++s)
+      for (int64_t h = 0; h < c.num_q_heads; h += c.num_q_heads / c.num_kv_heads)
+        for (int64_t d = 0; d < c.head_dim; ++d)
+          std::memcpy(&k.q[size_t(fly_test::pa_row_offset(k.q_stride, s, 0, h) + d)], d == 0 ? &minus_inf : &zero, 2);
+    fly_test::pa_reference(k);
+    for (int64_t s = 0; s < c.num_seqs; ++s) {
+      ASSERT_EQ(k.ref_lse[size_t(s * c.num_q_heads)], -std::numeric_limits<double>::infinity()) << "the reference's row";
+      ASSERT_TRUE(std::isfinite(k.ref_lse[size_t(s * c.num_q_heads + 1)]));
+    }
+    run_and_check(v, k, sms);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A workspace that overlaps an argument is refused before anything runs: the kernels write it
+// while they read the arguments.
+TEST(PaDecodeCuda, AWorkspaceOverlappingAnArgumentIsRefused) {
+  FLY_SKIP_WITHOUT_GPU();
+  Handle h;
+  ASSERT_NE(h.h, nullptr);
+  PaDecodeConfig c;
+  c.layout = FLY_KV_LAYOUT_NHD;
+  c.head_dim = 128;
+  c.num_q_heads = 8;
+  c.num_kv_heads = 1;
+  c.seq_lens = {8000};
+  c.num_seqs = 1;
+  PaDecodeCase k = fly_test::make_pa_decode_case(c);
+  DeviceCase d(k);
+  fly_pa_decode_args a = fly_test::pa_decode_args(k, d.buffers());
+  size_t ws = 0;
+  ASSERT_EQ(fly_pa_decode_workspace_size(h.h, &a, &ws), FLY_STATUS_SUCCESS) << fly_last_error();
+  ASSERT_GT(ws, 0u) << "one long sequence splits";
+  void* on_k = const_cast<void*>(a.k_cache);
+  EXPECT_EQ(fly_pa_decode(h.h, &a, on_k, ws, nullptr), FLY_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(fly_last_error()).find("overlap k_cache"), std::string::npos) << fly_last_error();
+  CUDA_OK(cudaDeviceSynchronize());
 }
 
 // A persistent variant's warps take unit after unit: planned for one SM and for three (a grid of a
