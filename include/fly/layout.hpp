@@ -7,6 +7,8 @@
 #include "fly/layout/int_tuple.hpp"
 #include "fly/layout/integral.hpp"
 #include "fly/layout/layout.hpp"
+#include "fly/layout/swizzle.hpp"
+#include "fly/layout/swizzle_layout.hpp"
 #include "fly/layout/tuple.hpp"
 
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "fly/layout/swizzle.hpp"
+
 namespace fly::kernels {
 
 struct TmaBox2d {
@@ -32,10 +34,11 @@ inline std::string tma_box_rejection(const TmaBox2d& b) {
   return {};
 }
 
-// Where byte (r, c) of a box lands in shared memory under the 128-byte swizzle: row r at r * 128,
-// its 16-byte chunk c / 16 at chunk (c / 16) ^ (r % 8) (the box base 1024-byte aligned).
+// Where byte (r, c) of a box lands in shared memory under the 128-byte swizzle (CuTe's
+// Swizzle<3,4,3> of the row-major offset r * 128 + c: its 16-byte chunk c / 16 moves to chunk
+// (c / 16) ^ (r % 8); the box base 1024-byte aligned).
 constexpr int64_t swizzle128_offset(int64_t r, int64_t c) {
-  return r * 128 + (((c / 16) ^ (r % 8)) * 16) + c % 16;
+  return Swizzle<3, 4, 3>{}(r * 128 + c);
 }
 
 }  // namespace fly::kernels

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "fly/arch/copy.hpp"
-#include "fly/layout/swizzle.hpp"
+#include "fly/layout/swizzle_layout.hpp"
 
 #if !defined(__HIP_DEVICE_COMPILE__) && !defined(__CUDA_ARCH__)
 #include <vector>

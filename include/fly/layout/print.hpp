@@ -1,5 +1,7 @@
 // Printing in CuTe's notation: static integers `_N`, dynamic ones plain, tuples `(a,b)` without
-// spaces, layouts `shape:stride`, scaled bases `v@i`. Host only.
+// spaces, layouts `shape:stride`, scaled bases `v@i`, swizzles `Sw<B,M,S>` and a swizzle composed
+// with a layout `Sw<B,M,S> o _0 o shape:stride` (CuTe's ComposedLayout has an offset between the
+// two, _0 for composition(Swizzle, Layout)). Host only.
 #pragma once
 
 #include <ostream>
@@ -7,11 +9,21 @@
 #include <string>
 
 #include "fly/layout/layout.hpp"
+#include "fly/layout/swizzle_layout.hpp"
 
 namespace fly {
 
 template <class T, int... Ns>
 std::ostream& print_tagged_basis(std::ostream& os, ScaledBasis<T, Ns...> const& b);
+
+template <class T>
+inline constexpr bool is_swizzle_v = false;
+template <int B, int M, int S>
+inline constexpr bool is_swizzle_v<Swizzle<B, M, S>> = true;
+template <class T>
+inline constexpr bool is_composed_layout_v = false;
+template <class Swz, class L>
+inline constexpr bool is_composed_layout_v<ComposedLayout<Swz, L>> = true;
 
 template <class T>
 std::ostream& print_to(std::ostream& os, T const& t) {
@@ -26,6 +38,12 @@ std::ostream& print_to(std::ostream& os, T const& t) {
     print_to(os, t.shape());
     os << ':';
     return print_to(os, t.stride());
+  } else if constexpr (is_swizzle_v<T>) {
+    return os << "Sw<" << T::bits << ',' << T::base << ',' << T::shift << '>';
+  } else if constexpr (is_composed_layout_v<T>) {
+    print_to(os, t.swizzle);
+    os << " o _0 o ";
+    return print_to(os, t.layout);
   } else if constexpr (is_underscore_v<T>) {
     return os << '_';
   } else if constexpr (is_constant_type<std::remove_cvref_t<T>>::value) {
@@ -72,6 +90,14 @@ std::ostream& operator<<(std::ostream& os, Layout<S, D> const& l) {
 template <class T, int... Ns>
 std::ostream& operator<<(std::ostream& os, ScaledBasis<T, Ns...> const& b) {
   return print_to(os, b);
+}
+template <int B, int M, int S>
+std::ostream& operator<<(std::ostream& os, Swizzle<B, M, S> const& s) {
+  return print_to(os, s);
+}
+template <class Swz, class L>
+std::ostream& operator<<(std::ostream& os, ComposedLayout<Swz, L> const& l) {
+  return print_to(os, l);
 }
 template <class... T>
 std::ostream& operator<<(std::ostream& os, ArithmeticTuple<T...> const& t) {

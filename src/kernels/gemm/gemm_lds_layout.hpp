@@ -24,7 +24,7 @@
 #pragma once
 
 #include "fly/layout.hpp"
-#include "fly/layout/swizzle.hpp"
+#include "fly/layout/swizzle_layout.hpp"
 #include "fly/tensor.hpp"
 
 namespace fly::kernels {

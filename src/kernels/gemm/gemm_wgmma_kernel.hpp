@@ -23,6 +23,7 @@
 
 #include "fly/arch/copy_sm90.hpp"
 #include "fly/arch/grid_dependency_sm90.hpp"
+#include "fly/layout/swizzle.hpp"
 #include "fly/tiled.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_staging.hpp"
@@ -77,12 +78,21 @@ struct GemmWgmmaBlock {
     using Copy = decltype(make_tiled_copy(LoadAtom{}, ThrLayout{}, ValLayout{}));
   };
 
-  // The swizzle as one offset per thread: thread thr copies chunk c = thr % 8 of rows r with
-  // r % 8 = (thr / k_vecs) % 8 in every pass, and (c ^ (r % 8)) * 16 - c * 16 moves each of them.
+  // The swizzle (CuTe's Swizzle<3,4,3> on bytes) as one offset per thread: thread thr copies chunk
+  // c = thr % 8 of rows r with r % 8 = (thr / k_vecs) % 8 in every pass, and (c ^ (r % 8)) * 16 -
+  // c * 16 moves each of them (what the Swizzle moves the thread's first byte by: checked below).
   FLY_HOST_DEVICE static constexpr int swizzle_offset(int thr) {
     const int c = thr % 8, r = (thr / k_vecs) % 8;
     return ((c ^ r) - c) * 16;
   }
+  static constexpr bool swizzle_offset_is_the_swizzle() {
+    for (int thr = 0; thr < threads; ++thr) {
+      const int first = (thr / k_vecs) % 8 * atom_row_bytes + thr % 8 * 16;
+      if (swizzle_offset(thr) != Swizzle<3, 4, 3>{}(first) - first) return false;
+    }
+    return true;
+  }
+  static_assert(swizzle_offset_is_the_swizzle(), "GemmWgmmaBlock: the per-thread offset is CuTe's Swizzle<3,4,3>");
 
   // smem: the tile's 1024-byte aligned buffer
   template <int Rows>

@@ -17,20 +17,40 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "fly/arch/ldmatrix_sm90.hpp"
+#include "fly/layout/swizzle.hpp"
 #include "fly/arch/mma_sm90.hpp"
 
 namespace fly::kernels::pa {
 
 enum class KvKind { bf16, f16, fp8 };
 
-// The 16-byte chunk index of (row, chunk) in a tile of rows of RC chunks, XOR-swizzled so that
-// the eight rows one ldmatrix phase reads fall in different banks (CuTe's Swizzle<3,4,3> for
-// RC >= 8; narrower rows swizzle the rows they share a 128-byte line with; one-chunk rows are
-// contiguous, so eight of them fill a line without conflict).
+// The swizzle of a tile of rows of RC 16-byte chunks, on chunk indices (row * RC + chunk), so that
+// the eight rows one ldmatrix phase reads fall in different banks: RC >= 8 XORs a row's low three
+// chunk bits with row % 8 (CuTe's Swizzle<3,4,3> on bytes, for 128-byte rows); narrower rows swizzle
+// the rows they share a 128-byte line with (chunk bits [0, log2 RC) with the line's row bits
+// [3, 3 + log2 RC)); one-chunk rows are contiguous, so eight of them fill a line without conflict.
 template <int RC>
-__device__ __forceinline__ int swizzled_chunk(int row, int c) {
+struct ChunkSwizzleOf {
+  static constexpr int log2_rc = [] {
+    int n = 0;
+    while ((1 << n) < RC) ++n;
+    return n;
+  }();
+  static_assert(RC >= 1 && (1 << log2_rc) == RC, "tile rows are a power of two of 16-byte chunks");
+  using type = std::conditional_t<(RC >= 8), Swizzle<3, 0, log2_rc>, Swizzle<log2_rc, 0, (RC > 1 ? 3 : 0)>>;
+};
+template <int RC>
+using ChunkSwizzle = typename ChunkSwizzleOf<RC>::type;
+
+// The 16-byte chunk index of (row, chunk) in such a tile. Written out per row width rather than
+// as ChunkSwizzle<RC>{}(row * RC + c): the same values (checked below at compile time), and the
+// form whose SASS the H200 measurements were taken with (the swizzle applied to the recombined
+// index moved the main loops' instruction mix: 2026-12-04, fifth session).
+template <int RC>
+__host__ __device__ __forceinline__ constexpr int swizzled_chunk(int row, int c) {
   if constexpr (RC >= 8) {
     return row * RC + (c ^ (row & 7));
   } else if constexpr (RC == 4) {
@@ -42,6 +62,18 @@ __device__ __forceinline__ int swizzled_chunk(int row, int c) {
     return row + c;
   }
 }
+
+template <int RC>
+constexpr bool swizzled_chunk_is_the_chunk_swizzle() {
+  for (int row = 0; row < 64; ++row)
+    for (int c = 0; c < RC; ++c)
+      if (swizzled_chunk<RC>(row, c) != ChunkSwizzle<RC>{}(row * RC + c)) return false;
+  return true;
+}
+static_assert(swizzled_chunk_is_the_chunk_swizzle<1>() && swizzled_chunk_is_the_chunk_swizzle<2>() &&
+                  swizzled_chunk_is_the_chunk_swizzle<4>() && swizzled_chunk_is_the_chunk_swizzle<8>() &&
+                  swizzled_chunk_is_the_chunk_swizzle<16>() && swizzled_chunk_is_the_chunk_swizzle<32>(),
+              "the decode's tile swizzle is ChunkSwizzle<RC> (CuTe's Swizzle) for every row width it uses");
 
 // Two fp8 e4m3 bytes of `w` as f16x2 (the first named byte in the low half). Bytes01 and Bytes23
 // are w's 16-bit halves; Bytes02 and Bytes13 interleave them.
