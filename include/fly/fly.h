@@ -82,7 +82,9 @@ fly_status_t fly_handle_backend(fly_handle_t handle, unsigned* backend);
  * A is m x k, B is n x k, C and D are m x n; all row-major with explicit leading dimensions (the
  * distance in elements between consecutive rows): A[i][p] = a[i * lda + p], B[j][p] = b[j * ldb + p],
  * D[i][j] = d[i * ldd + j]. Products accumulate in fp32; the result is rounded once to d_type
- * (round to nearest even).
+ * (round to nearest even). On sm_90a the fp8 tensor-core variants sum each 128-deep run of K in
+ * the tensor cores' own accumulator (about 14 significant bits, as cuBLASLt's default does) and
+ * add the runs in fp32: their error against an fp32 sum grows with |A| |B| per run, not with K.
  *
  * Rules (a violation returns FLY_STATUS_INVALID_ARGUMENT or, for a valid request this device or
  * build cannot compute, FLY_STATUS_NOT_SUPPORTED, with fly_last_error() naming the argument):
@@ -91,13 +93,16 @@ fly_status_t fly_handle_backend(fly_handle_t handle, unsigned* backend);
  *  - d_type is F32, F16 or BF16. When C is read, c_type must equal d_type.
  *  - C is read iff beta != 0: c may be null iff beta == 0 (then c, ldc and c_type are ignored and
  *    C's contents, NaN included, do not affect D). c may equal d (in place) when ldc == ldd;
- *    D must not otherwise overlap A, B or C.
+ *    D must not otherwise overlap A, B, C or the scales (compared as spans from the first to the
+ *    last element, so D in another matrix's row padding counts as overlapping).
  *  - scale_a, scale_b point to one fp32 value each, read when the GEMM runs (a captured graph sees
  *    the value current at replay); null means 1.
  *  - Every pointer is aligned to its element size (scales: 4 bytes); wider alignment of a, b, lda,
  *    ldb and k only widens the variants that may run.
  *  - Elements outside the m x n (m x k, n x k) windows, i.e. the padding of a leading dimension,
  *    are neither read nor written.
+ *  - On a GPU, M, N and K of at most 2^31 - 4097 (the kernels count in 32 bits), else
+ *    NOT_SUPPORTED; fly_gemm_explain says so too.
  *  - On the host backend every pointer is a host pointer and the call completes before it returns;
  *    on a GPU backend a, b, c, d, scale_a and scale_b are device pointers.
  *

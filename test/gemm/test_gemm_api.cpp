@@ -12,6 +12,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -250,6 +251,10 @@ std::vector<BadCase> bad_cases() {
        "c overlaps d"},
       {"CIsDWithOtherLd", [](Buffers& b) { b.args.c = b.d.data(); b.args.m = 1; b.args.ldc = 4; },
        FLY_STATUS_INVALID_ARGUMENT, "c overlaps d"},
+      // every GPU block reads the scales after others may have stored D: they may not lie in it
+      {"ScaleAInD", [](Buffers& b) { b.args.scale_a = b.d.data() + 3; }, FLY_STATUS_INVALID_ARGUMENT,
+       "d overlaps scale_a"},
+      {"ScaleBInD", [](Buffers& b) { b.args.scale_b = b.d.data(); }, FLY_STATUS_INVALID_ARGUMENT, "d overlaps scale_b"},
       {"MixedABTypes", [](Buffers& b) { b.args.b_type = FLY_DTYPE_E4M3FN; }, FLY_STATUS_NOT_SUPPORTED,
        "a_type (f32) and b_type (e4m3fn) must be the same"},
       {"ABf16Inputs", [](Buffers& b) { b.args.a_type = b.args.b_type = FLY_DTYPE_BF16; }, FLY_STATUS_NOT_SUPPORTED,
@@ -579,6 +584,34 @@ TEST(GemmHandle, HipBuildWithoutAnAmdGpu) {
   fly_destroy(h);
 }
 
+// The gfx942 launchers refuse, before launching anything (no AMD GPU needed: the pointers are
+// never read), what their 32-bit arithmetic cannot address: M, N or K past 2^31 - 4097, and a tile
+// of A or B whose rows span 2 GiB or more (the buffer loads' byte range and offsets are 32-bit;
+// a wider one read zeros for a band of D, with success).
+TEST(GemmHip, LaunchersRefuseWhatTheirThirtyTwoBitBuffersCannotAddress) {
+  int checked = 0;
+  for (const GemmVariant& v : fly::dispatch::gemm_variants()) {
+    if (v.target != Target::gfx942) continue;
+    SCOPED_TRACE(v.name);
+    const int64_t esize = fly::dispatch::dtype_bytes(v.ab_type);
+    const int64_t two_gib = (int64_t{1} << 31) / esize;  // elements
+    GemmProblem p = fly_test::fake_problem(2 * v.bm, 2 * v.bn, 4 * v.bk, v.ab_type, v.d_type);
+    p.lda = two_gib + 4 * v.bk;  // a tile's second row starts 2 GiB in
+    EXPECT_EQ(v.launch(p, nullptr), FLY_STATUS_NOT_SUPPORTED);
+    EXPECT_NE(std::string(fly_last_error()).find("tile of A"), std::string::npos) << fly_last_error();
+    p = fly_test::fake_problem(2 * v.bm, 2 * v.bn, 4 * v.bk, v.ab_type, v.d_type);
+    p.ldb = two_gib + 4 * v.bk;
+    EXPECT_EQ(v.launch(p, nullptr), FLY_STATUS_NOT_SUPPORTED);
+    EXPECT_NE(std::string(fly_last_error()).find("tile of B"), std::string::npos) << fly_last_error();
+    p = fly_test::fake_problem(16, 16, fly::dispatch::kGemmKernelMaxDim + 1 - (fly::dispatch::kGemmKernelMaxDim + 1) % 256,
+                     v.ab_type, v.d_type);
+    EXPECT_EQ(v.launch(p, nullptr), FLY_STATUS_NOT_SUPPORTED);
+    EXPECT_NE(std::string(fly_last_error()).find("at most 2^31 - 4097"), std::string::npos) << fly_last_error();
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "SKIPPED: no gfx942 GEMM variant is linked (the rocm preset links them)";
+}
+
 // ---- introspection and logging ---------------------------------------------------------------------
 
 TEST(GemmVariants, ListingStartsWithTheHostReference) {
@@ -727,6 +760,25 @@ TEST(GemmSelect, IdenticalTilesKeepTheFirst) {
   };
   EXPECT_STREQ(fly::dispatch::select_gemm_variant(twins, fake_problem(100, 100, 100), Target::sm90a, nullptr)->name,
                "first");
+}
+
+// M, N or K past the GPU kernels' 32-bit counts (2^31 - 4097 with a tile's reach past the end):
+// no GPU variant is chosen, whatever the table or the heuristic would pick, so fly_gemm_explain
+// says NOT_SUPPORTED as fly_gemm does; 2^31 - 4097 itself is chosen.
+TEST(GemmSelect, SizesPastTheKernelsThirtyTwoBitCountsChooseNothing) {
+  const int64_t largest = fly::dispatch::kGemmKernelMaxDim;
+  EXPECT_EQ(largest, (int64_t{1} << 31) - 4097);
+  std::string why;
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{largest + 1, 64, 64}, {64, largest + 1, 64},
+                                {64, 64, largest + 1}, {int64_t{1} << 40, 64, 64}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    for (Target t : {Target::sm90a, Target::gfx942}) {
+      EXPECT_STREQ(pick(fake_problem(m, n, k), t, &why), "none");
+      EXPECT_NE(why.find("the GPU kernels take M, N and K of at most 2^31 - 4097"), std::string::npos) << why;
+    }
+  }
+  EXPECT_STRNE(pick(fake_problem(largest, 64, 64), Target::sm90a, &why), "none") << why;
+  EXPECT_STRNE(pick(fake_problem(64, 64, largest - largest % 64), Target::sm90a, &why), "none") << why;
 }
 
 TEST(GemmSelect, BuiltInRegistryMatchesTheListing) {

@@ -41,6 +41,13 @@ constexpr int dynamic_smem_bytes() {
   }
 }
 
+// M, N and K within the kernels' 32-bit counts (gemm_registry.hpp: selection checks it first).
+inline fly_status_t check_kernel_size(const fly::dispatch::GemmProblem& p) {
+  if (std::string why = fly::dispatch::gemm_kernel_size_rejection(p); !why.empty())
+    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: " + why);
+  return FLY_STATUS_SUCCESS;
+}
+
 // A grid's y extent (column blocks, or clusters x their size) is at most 65535.
 inline fly_status_t check_grid_y(uint64_t blocks_y, int64_t n, int bn) {
   if (blocks_y <= 65535u) return FLY_STATUS_SUCCESS;

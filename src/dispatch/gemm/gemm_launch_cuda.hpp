@@ -49,9 +49,7 @@ inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) 
 
 template <class Block>
 fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmProblem& problem, void* stream) {
-  if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
-    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
-  }
+  if (fly_status_t s = check_kernel_size(problem); s != FLY_STATUS_SUCCESS) return s;
   const dim3 grid(unsigned((problem.m + Block::BM - 1) / Block::BM), unsigned((problem.n + Block::BN - 1) / Block::BN));
   if (fly_status_t s = check_grid_y(grid.y, problem.n, Block::BN); s != FLY_STATUS_SUCCESS) return s;
   if (cudaError_t e = allow_dynamic_smem<Block>(kernel); e != cudaSuccess) {

@@ -21,9 +21,6 @@
 
 namespace fly::kernels {
 
-// How far past M or N a TMA-fed block's tile offsets reach (clusters of up to 4 tiles of up to 256).
-constexpr int64_t kTmaTileReach = 4096;
-
 struct GemmTmaArgs {
   CUtensorMap a, b;  // 64-byte aligned by CUtensorMap's own alignment
   GemmParams p;
@@ -44,15 +41,9 @@ __global__ void __launch_bounds__(Block::threads) gemm_wgmma_tma_kernel(const __
 // a_box_rows x box_cols bytes, B: N x K in boxes of b_box_rows x box_cols).
 template <class Block>
 fly_status_t make_gemm_tma_args(const fly::dispatch::GemmProblem& problem, GemmTmaArgs& args) {
-  if (problem.m > INT32_MAX || problem.n > INT32_MAX || problem.k > INT32_MAX) {
-    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the sm_90a kernels take M, N and K below 2^31");
-  }
-  // A cluster's tiles may start past M or N (their boxes read zeros, their stores are skipped); their
-  // 32-bit offsets must not wrap: at most four tiles of 256 and one more tile beyond the end.
-  if (problem.m > INT32_MAX - kTmaTileReach || problem.n > INT32_MAX - kTmaTileReach) {
-    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the TMA-fed sm_90a kernels take M and N below 2^31 - " +
-                                                           std::to_string(kTmaTileReach));
-  }
+  // a cluster's tiles may start past M or N (their boxes read zeros, their stores are skipped): the
+  // rule's 4096 of reach keeps their 32-bit offsets from wrapping (four tiles of 256 and one more)
+  if (fly_status_t s = check_kernel_size(problem); s != FLY_STATUS_SUCCESS) return s;
   args.p = gemm_launch_params(problem);
   if (fly_status_t s = make_tma_desc_2d(&args.a, {problem.A, problem.m, problem.k, problem.lda, Block::a_box_rows,
                                                   Block::box_cols});

@@ -71,6 +71,14 @@ struct GemmTuning;  // gemm_tuning.hpp: one measured entry of a tuning table
 // without `variants` either, the library's own: gemm_variants() and gemm_tuning().
 const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, std::span<const GemmTuning> tuning,
                                        const GemmProblem& problem, Target target, std::string* why);
+
+// The GPU kernels (every target's) count rows, columns and K in 32 bits, with tile and cluster
+// offsets of up to 4096 past the ends (k-tile counts, a cluster's tiles past N): M, N and K must be
+// at most kGemmKernelMaxDim. Empty when the problem is within it, else why not (selection refuses
+// such a problem on a GPU target, so fly_gemm_explain and fly_gemm agree; the launchers check it
+// too).
+constexpr int64_t kGemmKernelMaxDim = int64_t{2147483647} - 4096;
+std::string gemm_kernel_size_rejection(const GemmProblem& problem);
 const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, const GemmProblem& problem,
                                        Target target, std::string* why);
 const GemmVariant* select_gemm_variant(const GemmProblem& problem, Target target, std::string* why);

@@ -177,8 +177,20 @@ constexpr double kBeyondPaddingSlack = 1.25;
 // How far the tuning entry that applies lies from the call (gemm_tuning.hpp's reaches).
 enum class Reach { shape, output, rows };
 
+std::string gemm_kernel_size_rejection(const GemmProblem& p) {
+  if (p.m <= kGemmKernelMaxDim && p.n <= kGemmKernelMaxDim && p.k <= kGemmKernelMaxDim) return {};
+  return "the GPU kernels take M, N and K of at most 2^31 - 4097 (32-bit counts with a tile's reach past the end): " +
+         shape_text(p.m, p.n, p.k);
+}
+
 const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, std::span<const GemmTuning> tuning,
                                        const GemmProblem& p, Target target, std::string* why) {
+  if (target != Target::host) {
+    if (std::string too_large = gemm_kernel_size_rejection(p); !too_large.empty()) {
+      if (why != nullptr) *why = too_large;
+      return nullptr;
+    }
+  }
   int const problem_align = gemm_alignment_elems(p);
   Heuristic const h = run_heuristic(variants, p, target, problem_align);
   Reach reach = Reach::shape;

@@ -98,6 +98,9 @@ fly_status_t validate_gemm_args(const char* fn, const fly_gemm_args* args, Targe
   Range const d_range = range_of(a.d, d_bytes);
   if (overlap(d_range, range_of(a.a, a_bytes))) return invalid("d overlaps a (D must not alias A)");
   if (overlap(d_range, range_of(a.b, b_bytes))) return invalid("d overlaps b (D must not alias B)");
+  // every GPU block reads the scales in its epilogue, after other blocks may have stored D
+  if (overlap(d_range, range_of(a.scale_a, a.scale_a == nullptr ? 0 : 4))) return invalid("d overlaps scale_a (D must not alias a scale)");
+  if (overlap(d_range, range_of(a.scale_b, a.scale_b == nullptr ? 0 : 4))) return invalid("d overlaps scale_b (D must not alias a scale)");
   if (reads_c && overlap(d_range, range_of(a.c, c_bytes))) {
     bool const in_place = a.c == a.d && a.ldc == a.ldd && a.c_type == a.d_type;
     if (!in_place) return invalid("c overlaps d without being the same matrix (c == d, ldc == ldd, c_type == d_type)");

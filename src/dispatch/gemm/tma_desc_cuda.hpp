@@ -17,11 +17,12 @@
 namespace fly::kernels {
 
 inline fly_status_t make_tma_desc_2d(CUtensorMap* map, const TmaBox2d& b) {
+  // a valid call whose operand the TMA cannot describe (e.g. a row pitch of 2^40 bytes or more)
   if (std::string why = tma_box_rejection(b); !why.empty())
-    return fly::detail::fail(FLY_STATUS_INVALID_ARGUMENT, "fly: TMA box: " + why);
+    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: a TMA-fed variant cannot read this operand: " + why);
   PFN_cuTensorMapEncodeTiled_v12000 const encode = fly::dispatch::tensor_map_encoder();
   if (encode == nullptr)
-    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly: the CUDA driver has no cuTensorMapEncodeTiled");
+    return fly::detail::fail(FLY_STATUS_NOT_SUPPORTED, "fly_gemm: the CUDA driver has no cuTensorMapEncodeTiled");
   const cuuint64_t dims[2] = {cuuint64_t(b.cols), cuuint64_t(b.rows)};
   const cuuint64_t strides[1] = {cuuint64_t(b.ld)};
   const cuuint32_t box[2] = {cuuint32_t(b.box_cols), cuuint32_t(b.box_rows)};
@@ -30,7 +31,7 @@ inline fly_status_t make_tma_desc_2d(CUtensorMap* map, const TmaBox2d& b) {
                             unit, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
-    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, "fly: cuTensorMapEncodeTiled failed (CUresult " +
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, "fly_gemm: cuTensorMapEncodeTiled failed (CUresult " +
                                                           std::to_string(int(r)) + ")");
   return FLY_STATUS_SUCCESS;
 }

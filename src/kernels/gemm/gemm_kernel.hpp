@@ -60,8 +60,11 @@ struct GemmBlock {
     const int m0 = block_m * BM, n0 = block_n * BN;
     const int m_left = p.m - m0, n_left = p.n - n0;
     const bool full_mn = m_left >= BM && n_left >= BN;
-    auto A = source<CopyOpA>(static_cast<TA const*>(p.a) + int64_t(m0) * p.lda, int64_t(m_left - 1) * p.lda + p.k);
-    auto B = source<CopyOpB>(static_cast<TB const*>(p.b) + int64_t(n0) * p.ldb, int64_t(n_left - 1) * p.ldb + p.k);
+    // the block's own rows (a gfx942 launch keeps a tile's span below 2^31 bytes)
+    auto A = source<CopyOpA>(static_cast<TA const*>(p.a) + int64_t(m0) * p.lda,
+                             int64_t((m_left < BM ? m_left : BM) - 1) * p.lda + p.k);
+    auto B = source<CopyOpB>(static_cast<TB const*>(p.b) + int64_t(n0) * p.ldb,
+                             int64_t((n_left < BN ? n_left : BN) - 1) * p.ldb + p.k);
 
     // (row, k) of every value this thread owns, from a static row-major coordinate layout
     auto [coord_a, coord_a0] = thr_mma.partition_layout_A(make_layout(make_shape(Int<BM>{}, Int<BK>{}), make_stride(Int<BK>{}, _1{})));

@@ -157,8 +157,9 @@ struct GemmLdsBlock {
     const int m_left = p.m - m0, n_left = p.n - n0;
     TA const* a0 = static_cast<TA const*>(p.a) + int64_t(m0) * p.lda;
     TA const* b0 = static_cast<TA const*>(p.b) + int64_t(n0) * p.ldb;
-    const auto A = make_buffer_ptr(a0, uint32_t(int64_t(m_left - 1) * p.lda + p.k));
-    const auto B = make_buffer_ptr(b0, uint32_t(int64_t(n_left - 1) * p.ldb + p.k));
+    // the block's own rows (the launcher keeps a tile's span below 2^31 bytes: no truncation)
+    const auto A = make_buffer_ptr(a0, uint32_t(int64_t((m_left < BM ? m_left : BM) - 1) * p.lda + p.k));
+    const auto B = make_buffer_ptr(b0, uint32_t(int64_t((n_left < BN ? n_left : BN) - 1) * p.ldb + p.k));
     const int k_tiles = (p.k + BK - 1) / BK;
 
     auto states = team.template make_states<State>();
