@@ -74,7 +74,7 @@ void check_problem(int m, int n, int k, float beta, unsigned seed) {
   for (auto& x : C) x = TD(std::uniform_real_distribution<float>(-1.f, 1.f)(rng));
   const float scale_a = 0.75f, scale_b = 1.5f;
   GemmParams p{m, n, k, lda, ldb, ldc, ldd, A.data(), B.data(), beta != 0.f ? C.data() : nullptr, D.data(),
-               0.5f, beta, &scale_a, &scale_b, false};
+               0.5f, beta, &scale_a, &scale_b, false, false};
   std::vector<TA> lds(size_t(Block::lds_bytes / int(sizeof(TA))));
   int barriers = -1;
   for (int bm = 0; bm * Block::BM < m; ++bm)
