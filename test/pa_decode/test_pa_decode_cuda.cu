@@ -156,6 +156,13 @@ std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, PaDecodeCase&
   return run_and_check(v, d, c, c, sms, nullptr, [](cudaStream_t) {});
 }
 
+// The current device's SMs, for the split plans the tests make.
+int device_sms() {
+  int sms = 0;
+  EXPECT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  return sms;
+}
+
 // A spread of cases for one variant: every axis value appears, edges of the context included.
 std::vector<PaDecodeConfig> cases_for(const fly::dispatch::PaDecodeVariant& v, uint64_t seed) {
   std::vector<PaDecodeConfig> out;
@@ -204,8 +211,7 @@ TEST(PaDecodeCuda, EveryVariantMatchesTheReference) {
   FLY_SKIP_WITHOUT_GPU();
   const auto variants = fly::dispatch::pa_decode_variants();
   ASSERT_FALSE(variants.empty()) << "a CUDA build must compile the sm_90a paged-decode grid";
-  int sms = 0;
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = device_sms();
   uint64_t seed = 1;
   for (const auto& v : variants) {
     const auto cases = cases_for(v, seed++);
@@ -219,6 +225,21 @@ TEST(PaDecodeCuda, EveryVariantMatchesTheReference) {
   }
 }
 
+// A case `v` computes, 8 query heads over 2 kv heads: v's head_dim and cache class, the token-major
+// layout `tok` (or vLLM's where v reads V dim-major), `fp8` for an fp8 cache with bf16 q.
+PaDecodeConfig eight_heads_over_two(const fly::dispatch::PaDecodeVariant& v, uint64_t seed, fly_kv_layout_t tok,
+                                    fly_dtype_t fp8) {
+  PaDecodeConfig c;
+  c.seed = seed;
+  c.head_dim = v.head_dim;
+  c.layout = v.v_dim_major ? FLY_KV_LAYOUT_VLLM : tok;
+  if (v.kv_class != FLY_DTYPE_E4M3FN) c.q_type = c.kv_type = v.kv_class;
+  if (v.kv_class == FLY_DTYPE_E4M3FN) c.kv_type = fp8;
+  c.num_q_heads = 8;
+  c.num_kv_heads = 2;
+  return c;
+}
+
 // Device data past what the host arguments promise, and windows past the kernels' 32-bit range:
 // stored lengths negative, above max_seq_len and above the block table's max_blocks_per_seq
 // columns (the table's padding columns hold -7: a kernel reading past the valid columns would
@@ -227,19 +248,11 @@ TEST(PaDecodeCuda, EveryVariantMatchesTheReference) {
 // reference, which clamps and windows in int64.
 TEST(PaDecodeCuda, LengthsPastTheBoundsAndHugeWindowsMatchTheReference) {
   FLY_SKIP_WITHOUT_GPU();
-  int sms = 0;
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = device_sms();
   uint64_t seed = 700;
   for (const auto& v : fly::dispatch::pa_decode_variants()) {
     for (int n = 0; n < 2; ++n) {
-      PaDecodeConfig c;
-      c.seed = seed++;
-      c.head_dim = v.head_dim;
-      c.layout = v.v_dim_major ? FLY_KV_LAYOUT_VLLM : FLY_KV_LAYOUT_NHD;
-      if (v.kv_class != FLY_DTYPE_E4M3FN) c.q_type = c.kv_type = v.kv_class;
-      if (v.kv_class == FLY_DTYPE_E4M3FN) c.kv_type = FLY_DTYPE_E4M3FN;
-      c.num_q_heads = 8;
-      c.num_kv_heads = 2;
+      PaDecodeConfig c = eight_heads_over_two(v, seed++, FLY_KV_LAYOUT_NHD, FLY_DTYPE_E4M3FN);
       if (n == 0) {
         c.q_len = 2;
         c.seq_lens = {-5, 5000, 40, 900, 1000};
@@ -264,18 +277,10 @@ TEST(PaDecodeCuda, LengthsPastTheBoundsAndHugeWindowsMatchTheReference) {
 // the other heads are ordinary rows. Every variant, one short and one split context.
 TEST(PaDecodeCuda, LogitsAllMinusInfinityAreARowThatSeesNoToken) {
   FLY_SKIP_WITHOUT_GPU();
-  int sms = 0;
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = device_sms();
   uint64_t seed = 800;
   for (const auto& v : fly::dispatch::pa_decode_variants()) {
-    PaDecodeConfig c;
-    c.seed = seed++;
-    c.head_dim = v.head_dim;
-    c.layout = v.v_dim_major ? FLY_KV_LAYOUT_VLLM : FLY_KV_LAYOUT_HND;
-    if (v.kv_class != FLY_DTYPE_E4M3FN) c.q_type = c.kv_type = v.kv_class;
-    if (v.kv_class == FLY_DTYPE_E4M3FN) c.kv_type = FLY_DTYPE_E4M3FNUZ;
-    c.num_q_heads = 8;
-    c.num_kv_heads = 2;
+    PaDecodeConfig c = eight_heads_over_two(v, seed++, FLY_KV_LAYOUT_HND, FLY_DTYPE_E4M3FNUZ);
     c.seq_lens = {37, 3000};
     c.num_seqs = 2;
     c.sinks = true;
@@ -547,8 +552,7 @@ TEST(PaDecodeCuda, GraphReplaySeesNewInputs) {
 // of the second case), whatever the blocks guessed from the old ones before the wait.
 TEST(PaDecodeCuda, InputsTheKernelBeforeWritesAreTheOnesRead) {
   FLY_SKIP_WITHOUT_GPU();
-  int sms = 0;
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = device_sms();
   cudaStream_t s;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   uint64_t seed = 700;
