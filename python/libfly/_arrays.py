@@ -95,6 +95,14 @@ def view(x, name):
     raise TypeError(f"{name}: expected a torch tensor or a NumPy array, got {type(x).__name__}")
 
 
+def require_same_device(v, ref, name, ref_name):
+    """A ValueError unless `v` lives where `ref` does (device type and CUDA index): libfly gets raw
+    pointers and cannot tell a host pointer from another GPU's."""
+    if (v.device, v.device_index) != (ref.device, ref.device_index):
+        where = lambda x: x.device if x.device_index < 0 else f"{x.device}:{x.device_index}"
+        raise ValueError(f"{name} is on {where(v)} but {ref_name} is on {where(ref)}")
+
+
 def _elem_strides(a, name):
     out = []
     for s in a.strides:

@@ -5,6 +5,7 @@ from . import _capi as C
 from ._handles import explain, run_with_workspace
 
 _OP = None  # torch.ops.libfly.gemm, set by torch_ops where torch is installed
+_OUT_DTYPES = ("f32", "f16", "bf16")
 
 
 def _args(a, b, scale_a, scale_b, c, alpha, beta, out_dtype, out):
@@ -20,22 +21,23 @@ def _args(a, b, scale_a, scale_b, c, alpha, beta, out_dtype, out):
     for v, name in ((va, "a"), (vb, "b")):
         if v.strides[1] != 1:
             raise ValueError(f"{name} must be row-major with contiguous rows (stride {v.strides})")
-    if (va.device, va.device_index) != (vb.device, vb.device_index):
-        raise ValueError(f"a and b live on different devices ({va.device}, {vb.device})")
+    A.require_same_device(vb, va, "b", "a")
     vc = None
     if c is not None:
         vc = A.view(c, "c")
+        A.require_same_device(vc, va, "c", "a")
         if vc.shape != (m, n) or vc.strides[1] != 1:
             raise ValueError(f"c must be {m} x {n} with contiguous rows (shape {vc.shape}, strides {vc.strides})")
     if out_dtype is None:
         d_code = vc.dtype if vc is not None else (A.view(out, "out").dtype if out is not None else C.F32)
     else:
-        if out_dtype not in ("f32", "f16", "bf16"):
+        if out_dtype not in _OUT_DTYPES:
             raise ValueError(f"out_dtype {out_dtype!r} is not f32, f16 or bf16")
         d_code = C.DTYPES[out_dtype]
     if out is None:
         out = A.empty_like_device(va, (m, n), d_code)
     vd = A.view(out, "out")
+    A.require_same_device(vd, va, "out", "a")
     if vd.shape != (m, n) or vd.strides[1] != 1 or vd.dtype != d_code:
         raise ValueError(f"out must be {m} x {n} {A.dtype_name(d_code)} with contiguous rows "
                          f"(shape {vd.shape}, {A.dtype_name(vd.dtype)}, strides {vd.strides})")
@@ -54,8 +56,10 @@ def _args(a, b, scale_a, scale_b, c, alpha, beta, out_dtype, out):
     for s, field in ((scale_a, "scale_a"), (scale_b, "scale_b")):
         if s is not None:
             vs = A.view(s, field)
-            if vs.dtype != C.F32 or vs.device != va.device:
-                raise ValueError(f"{field} must be one float32 on a's device")
+            if vs.dtype != C.F32 or tuple(vs.shape) not in ((), (1,)):  # not a per-row or per-column scale
+                raise ValueError(f"{field} must be one float32 (shape () or (1,)), got {A.dtype_name(vs.dtype)} "
+                                 f"{tuple(vs.shape)}")
+            A.require_same_device(vs, va, field, "a")
             setattr(args, field, vs.ptr)
             keep.append(vs)
     return args, va, out, keep
@@ -70,7 +74,10 @@ def gemm(a, b, *, scale_a=None, scale_b=None, c=None, alpha=1.0, beta=0.0, out_d
     "f16" or "bf16". CUDA tensors run on torch's current stream; CPU arrays on the host backend."""
     if out is None and _OP is not None and A.is_torch(a):  # through the custom op: torch.compile sees it
         import torch
-        d = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[out_dtype or _default_out(c)]
+        name = out_dtype or _default_out(c)
+        if name not in _OUT_DTYPES:
+            raise ValueError(f"out_dtype {name!r} is not f32, f16 or bf16")
+        d = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[name]
         return _OP(a, b, scale_a, scale_b, c, float(alpha), float(beta), d)
     return _gemm_direct(a, b, scale_a=scale_a, scale_b=scale_b, c=c, alpha=alpha, beta=beta, out_dtype=out_dtype,
                         out=out)

@@ -71,11 +71,11 @@ def _args(q, k_cache, v_cache, block_tables, seq_lens, layout, max_seq_len, scal
         raise ValueError(f"seq_lens must be int32 [num_seqs = {seqs}] contiguous (got {A.dtype_name(vl.dtype)} {vl.shape})")
     views = [vq, vk, vv, vt, vl]
     for v, name in zip(views[1:], ("k_cache", "v_cache", "block_tables", "seq_lens")):
-        if (v.device, v.device_index) != (vq.device, vq.device_index):
-            raise ValueError(f"{name} is on {v.device} but q is on {vq.device}")
+        A.require_same_device(v, vq, name, "q")
     if out is None:
         out = A.empty_like_device(vq, vq.shape, vq.dtype)
     vo = A.view(out, "out")
+    A.require_same_device(vo, vq, "out", "q")
     if tuple(vo.shape) != tuple(vq.shape) or vo.dtype != vq.dtype or vo.strides[-1] != 1:
         raise ValueError(f"out must be like q ({A.dtype_name(vq.dtype)} {vq.shape}, head_dim contiguous), got "
                          f"{A.dtype_name(vo.dtype)} {vo.shape}")
@@ -104,9 +104,12 @@ def _args(q, k_cache, v_cache, block_tables, seq_lens, layout, max_seq_len, scal
             continue
         vs = A.view(s, field)
         shapes = ((hq,),) if field == "sinks" else ((), (1,))
-        if vs.dtype != C.F32 or tuple(vs.shape) not in shapes or vs.device != vq.device:
-            raise ValueError(f"{field} must be float32 of shape {shapes[-1]} on q's device, got "
-                             f"{A.dtype_name(vs.dtype)} {tuple(vs.shape)} on {vs.device}")
+        # the library reads num_q_heads contiguous sinks: a strided or broadcast view would be misread
+        contiguous = field != "sinks" or hq == 1 or vs.strides[0] == 1
+        if vs.dtype != C.F32 or tuple(vs.shape) not in shapes or not contiguous:
+            raise ValueError(f"{field} must be contiguous float32 of shape {shapes[-1]}, got "
+                             f"{A.dtype_name(vs.dtype)} {tuple(vs.shape)} (strides {vs.strides})")
+        A.require_same_device(vs, vq, field, "q")
         setattr(a, field, vs.ptr)
         views.append(vs)
     a.scale = float(scale) if scale is not None else 1.0 / math.sqrt(d)

@@ -73,4 +73,11 @@ def test_arguments_are_checked_by_name():
         libfly.gemm(a, np.ones((3, 8), np.float32), out=np.ones((3, 4), np.float32))
     with pytest.raises(TypeError, match="b: expected a torch tensor or a NumPy array"):
         libfly.gemm(a, [[1.0] * 8])
+    # one scale per operand: a per-row (or empty) scale is refused, not read as its first element
+    with pytest.raises(ValueError, match=r"scale_a must be one float32 \(shape \(\) or \(1,\)\), got f32 \(4, 1\)"):
+        libfly.gemm(a, np.ones((3, 8), np.float32), scale_a=np.ones((4, 1), np.float32))
+    with pytest.raises(ValueError, match="scale_b must be one float32"):
+        libfly.gemm(a, np.ones((3, 8), np.float32), scale_b=np.ones((0,), np.float32))
+    with pytest.raises(ValueError, match="out_dtype 'f64' is not f32, f16 or bf16"):
+        libfly.gemm(a, np.ones((3, 8), np.float32), out_dtype="f64")
     assert libfly.explain_gemm(a, np.ones((3, 8), np.float32)) == "host_reference: host backend"

@@ -125,6 +125,13 @@ def test_arguments_are_checked_by_name():
         libfly.pa_decode(q, k, v, tables, lens[:2], layout="nhd", max_seq_len=80)
     with pytest.raises(ValueError, match="k_cache: everything but the block dimension must be contiguous"):
         libfly.pa_decode(q, k[:, :, :, ::-1], v, tables, lens, layout="nhd", max_seq_len=80)
+    # the library reads num_q_heads contiguous sinks: a strided or broadcast view is refused, not misread
+    sinks = np.zeros(16, np.float32)
+    with pytest.raises(ValueError, match="sinks must be contiguous float32 of shape"):
+        libfly.pa_decode(q, k, v, tables, lens, layout="nhd", max_seq_len=80, sinks=sinks[::2])
+    with pytest.raises(ValueError, match="sinks must be contiguous float32 of shape"):
+        libfly.pa_decode(q, k, v, tables, lens, layout="nhd", max_seq_len=80,
+                         sinks=np.broadcast_to(np.float32(1.0), (8,)))
     with pytest.raises(libfly.Error, match="head_dim"):  # the library's own rule: head_dim 64, 128 or 256
         q2, _, _, k2, v2, t2, l2 = make("nhd", d=32)
         libfly.pa_decode(q2, k2, v2, t2, l2, layout="nhd", max_seq_len=80)

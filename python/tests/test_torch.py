@@ -76,6 +76,23 @@ def test_cuda_gemm_fp8_and_f32_against_torch():
 
 
 @needs_cuda
+@needs_cuda
+def test_arguments_on_another_device_are_refused_before_any_call():
+    # libfly gets raw pointers: a host out with CUDA inputs (or the reverse) would fault, so Python checks
+    q, kc, vc, tables, lens = paged(device="cuda", seqs=2, lens=(40, 33))
+    with pytest.raises(ValueError, match="out is on cpu but q is on cuda"):
+        libfly.pa_decode(q, kc, vc, tables, lens, layout="nhd", max_seq_len=40, out=torch.empty_like(q, device="cpu"))
+    with pytest.raises(ValueError, match="sinks is on cpu"):
+        libfly.pa_decode(q, kc, vc, tables, lens, layout="nhd", max_seq_len=40, sinks=torch.zeros(q.shape[2]))
+    a, b = torch.randn(8, 32, device="cuda"), torch.randn(4, 32, device="cuda")
+    with pytest.raises(ValueError, match="out is on cpu but a is on cuda"):
+        libfly.gemm(a, b, out=torch.empty(8, 4))
+    with pytest.raises(ValueError, match="c is on cpu"):
+        libfly.gemm(a, b, c=torch.zeros(8, 4), beta=1.0)
+    with pytest.raises(ValueError, match="scale_a is on cpu"):
+        libfly.gemm(a, b, scale_a=torch.tensor([2.0]))
+
+
 def test_cuda_graph_capture_replays_with_new_data():
     q, kc, vc, tables, lens = paged(device="cuda")
     libfly.pa_decode(q, kc, vc, tables, lens, layout="nhd", max_seq_len=1000)  # warm-up: handle, opt-ins
