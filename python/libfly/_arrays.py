@@ -103,6 +103,13 @@ def require_same_device(v, ref, name, ref_name):
         raise ValueError(f"{name} is on {where(v)} but {ref_name} is on {where(ref)}")
 
 
+def require_writable(v, name):
+    """A ValueError for a read-only NumPy array as an output (the library would write it anyway)."""
+    a = v.source.array if isinstance(v.source, Typed) else v.source
+    if isinstance(a, np.ndarray) and not a.flags.writeable:
+        raise ValueError(f"{name} is a read-only NumPy array")
+
+
 def _elem_strides(a, name):
     out = []
     for s in a.strides:

@@ -38,6 +38,7 @@ def _args(a, b, scale_a, scale_b, c, alpha, beta, out_dtype, out):
         out = A.empty_like_device(va, (m, n), d_code)
     vd = A.view(out, "out")
     A.require_same_device(vd, va, "out", "a")
+    A.require_writable(vd, "out")
     if vd.shape != (m, n) or vd.strides[1] != 1 or vd.dtype != d_code:
         raise ValueError(f"out must be {m} x {n} {A.dtype_name(d_code)} with contiguous rows "
                          f"(shape {vd.shape}, {A.dtype_name(vd.dtype)}, strides {vd.strides})")

@@ -76,6 +76,7 @@ def _args(q, k_cache, v_cache, block_tables, seq_lens, layout, max_seq_len, scal
         out = A.empty_like_device(vq, vq.shape, vq.dtype)
     vo = A.view(out, "out")
     A.require_same_device(vo, vq, "out", "q")
+    A.require_writable(vo, "out")
     if tuple(vo.shape) != tuple(vq.shape) or vo.dtype != vq.dtype or vo.strides[-1] != 1:
         raise ValueError(f"out must be like q ({A.dtype_name(vq.dtype)} {vq.shape}, head_dim contiguous), got "
                          f"{A.dtype_name(vo.dtype)} {vo.shape}")

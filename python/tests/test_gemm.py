@@ -78,6 +78,10 @@ def test_arguments_are_checked_by_name():
         libfly.gemm(a, np.ones((3, 8), np.float32), scale_a=np.ones((4, 1), np.float32))
     with pytest.raises(ValueError, match="scale_b must be one float32"):
         libfly.gemm(a, np.ones((3, 8), np.float32), scale_b=np.ones((0,), np.float32))
+    frozen = np.zeros((4, 3), np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="out is a read-only NumPy array"):
+        libfly.gemm(a, np.ones((3, 8), np.float32), out=frozen)
     with pytest.raises(ValueError, match="out_dtype 'f64' is not f32, f16 or bf16"):
         libfly.gemm(a, np.ones((3, 8), np.float32), out_dtype="f64")
     assert libfly.explain_gemm(a, np.ones((3, 8), np.float32)) == "host_reference: host backend"
