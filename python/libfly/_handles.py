@@ -20,8 +20,9 @@ def _create(host):
         C.check(C.lib.fly_handle_backend(h, ctypes.byref(backend)), "fly_handle_backend")
         if backend.value != C.BACKEND_CUDA:
             C.lib.fly_destroy(h)
-            raise C.NotSupportedError(C.NOT_SUPPORTED, "libfly: CUDA tensors need a libfly built with CUDA "
-                                      "(this library's backends: " + backends_text() + ")")
+            raise C.NotSupportedError(C.NOT_SUPPORTED, "libfly: torch's GPU tensors need a libfly built with CUDA "
+                                      "(ROCm torch tensors are not taken yet; this library's backends: " +
+                                      backends_text() + ")")
     return h
 
 

@@ -116,10 +116,16 @@ def test_custom_ops_pass_opcheck_and_trace_under_compile():
     a, b = torch.randn(8, 32, device=device), torch.randn(4, 32, device=device)
     torch.library.opcheck(torch.ops.libfly.gemm.default, (a, b, None, None, None, 1.0, 0.0, torch.float32))
 
-    @torch.compile(fullgraph=True)
-    def step(q, kc, vc, tables, lens, a, b):
-        return libfly.pa_decode(q, kc, vc, tables, lens, layout="nhd", max_seq_len=64) * 2, libfly.gemm(a, b) + 1
+    c = torch.randn(8, 4, device=device, dtype=torch.bfloat16)
 
-    o, d = step(q, kc, vc, tables, lens, a, b)
+    @torch.compile(fullgraph=True)
+    def step(q, kc, vc, tables, lens, a, b, c):
+        # gemm with c: out's type comes from c's dtype, not from its pointer (no graph break)
+        return (libfly.pa_decode(q, kc, vc, tables, lens, layout="nhd", max_seq_len=64) * 2, libfly.gemm(a, b) + 1,
+                libfly.gemm(a, b, c=c, beta=0.5))
+
+    o, d, e = step(q, kc, vc, tables, lens, a, b, c)
     assert torch.equal(o, libfly.pa_decode(q, kc, vc, tables, lens, layout="nhd", max_seq_len=64) * 2)
     assert torch.allclose(d, a @ b.T + 1, rtol=1e-4, atol=1e-4)
+    assert e.dtype == torch.bfloat16
+    assert torch.allclose(e.float(), a @ b.T + 0.5 * c.float(), rtol=2e-2, atol=2e-2)
