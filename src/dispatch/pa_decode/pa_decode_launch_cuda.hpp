@@ -98,12 +98,11 @@ fly_status_t launch_pa_decode(void (*kernel)(Arg), void (*reduce)(kernels::PaDec
                               const PaDecodePlan& plan, void* stream, MakeArg make_arg) {
   static std::atomic<uint64_t> smem_done{0};
   const char* fn = "fly_pa_decode";
-  // the kernels look up tokens up to (stages + 1) steps past a block's end in 32-bit arithmetic
-  if (p.num_blocks > INT32_MAX || p.max_seq_len > INT32_MAX - (Tile::stages + 2) * int64_t(Tile::tokens))
-    return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": the sm_90a kernels take num_blocks and max_seq_len below 2^31");
-  const int64_t units = p.num_seqs * p.num_kv_heads * plan.row_chunks * plan.splits;
+  if (std::string why = pa_decode_kernel_size_rejection(p); !why.empty())
+    return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": " + why);
+  const int64_t units = pa_decode_units(p, plan);
   const int64_t rows = p.num_seqs * p.q_len * p.num_q_heads;
-  if (units > INT32_MAX || rows > INT32_MAX)
+  if (units > INT32_MAX)
     return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": " + std::to_string(units) +
                                                       " units of work exceed the grid's 2^31 - 1");
   // a persistent grid's warps take the units in turn; otherwise a block per unit

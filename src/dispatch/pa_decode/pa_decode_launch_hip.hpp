@@ -34,15 +34,15 @@ template <class Tile, int ReduceThreads>
 fly_status_t launch_pa_decode_hip(void (*kernel)(kernels::PaDecodeParams), void (*reduce)(kernels::PaDecodeParams, bool),
                                   const PaDecodeProblem& p, const PaDecodePlan& plan, void* stream) {
   const char* fn = "fly_pa_decode";
-  // 32-bit token and block arithmetic, and one cache block per 32-bit buffer descriptor
-  if (p.num_blocks > INT32_MAX || p.max_seq_len > INT32_MAX - 2 * int64_t(Tile::tokens))
-    return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": the gfx942 kernels take num_blocks and max_seq_len below 2^31");
+  if (std::string why = pa_decode_kernel_size_rejection(p); !why.empty())
+    return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": " + why);
+  // one cache block per 32-bit buffer descriptor
   const int64_t esize = Tile::esize;
   if (p.k_block_stride * esize > INT32_MAX || p.v_block_stride * esize > INT32_MAX)
     return detail::fail(FLY_STATUS_NOT_SUPPORTED, std::string(fn) + ": the gfx942 kernels address one cache block (" +
                                                       std::to_string(p.k_block_stride * esize) +
                                                       " bytes) through a buffer descriptor of at most 2^31 bytes");
-  const int64_t blocks = p.num_seqs * p.num_kv_heads * plan.row_chunks * plan.splits;
+  const int64_t blocks = pa_decode_units(p, plan);
   const int64_t rows = p.num_seqs * p.q_len * p.num_q_heads;
   // a HIP grid holds fewer than 2^32 work items
   if (blocks * Tile::threads > UINT32_MAX || rows * ReduceThreads > UINT32_MAX)

@@ -58,6 +58,18 @@ std::span<const PaDecodeVariant> pa_decode_variants();
 // The most splits a call may use for max_seq_len: what the workspace is sized for.
 int pa_decode_max_splits(int64_t max_seq_len) noexcept;
 
+// The kernels count tokens, block ids and query rows in 32 bits on every target: empty when `p` is
+// within that (num_blocks and query rows up to 2^31 - 1, max_seq_len up to 2^31 - 2^16: room for
+// the split plan's rounding and the lookups ahead of a block's end), else why not. Selection checks
+// it before planning (so explain agrees with the call), the launchers again.
+std::string pa_decode_kernel_size_rejection(const PaDecodeProblem& p);
+
+// A plan's units of work, (sequence, kv head, row chunk, split): a block each, or a persistent
+// grid's warps' turns.
+inline int64_t pa_decode_units(const PaDecodeProblem& p, const PaDecodePlan& plan) {
+  return p.num_seqs * p.num_kv_heads * plan.row_chunks * plan.splits;
+}
+
 // Workspace bytes for a problem (depends only on num_seqs, q_len, num_q_heads, head_dim and
 // max_seq_len): partial fp32 outputs and (max, sum) pairs for pa_decode_max_splits splits.
 size_t pa_decode_workspace_bytes(const PaDecodeProblem& p) noexcept;

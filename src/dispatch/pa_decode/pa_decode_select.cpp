@@ -22,23 +22,9 @@ constexpr int kMaxSplits = 64;
 constexpr int64_t kBlockOverheadSteps = 2;
 constexpr int64_t kReduceSteps = 2;
 
-// The kernels' token, block and row arithmetic is 32-bit on every target: max_seq_len keeps a
-// margin for the split plan's rounding (up to kMaxSplits steps past the context) and the lookups
-// ahead of a block's end; the grid's units of work count in int32 too.
+// max_seq_len's margin below 2^31 (pa_decode_kernel_size_rejection): the split plan's rounding (up
+// to kMaxSplits steps past the context) and the lookups ahead of a block's end.
 constexpr int64_t kMaxKernelSeqLen = INT32_MAX - (int64_t{1} << 16);
-
-// Why no variant can run `p` whatever its tile (empty when one may): the sizes past the 32-bit
-// arithmetic. Checked before planning, so that the plan's own arithmetic stays small too.
-std::string kernel_size_rejection(const PaDecodeProblem& p) {
-  if (p.num_blocks > INT32_MAX) return "num_blocks (" + std::to_string(p.num_blocks) + ") is above the kernels' 2^31 - 1";
-  if (p.max_seq_len > kMaxKernelSeqLen)
-    return "max_seq_len (" + std::to_string(p.max_seq_len) + ") is above the kernels' 2^31 - 2^16";
-  int64_t rows = 0;
-  if (__builtin_mul_overflow(p.num_seqs, p.q_len, &rows) || __builtin_mul_overflow(rows, p.num_q_heads, &rows) ||
-      rows > INT32_MAX)
-    return "num_seqs x q_len x num_q_heads query rows are above the kernels' 2^31 - 1";
-  return {};
-}
 
 const char* layout_text(bool dim_major) { return dim_major ? "dim-major (vllm)" : "token-major (nhd/hnd)"; }
 
@@ -131,6 +117,17 @@ PaDecodePlan plan_splits(int64_t base_blocks, int64_t steps, int64_t step_tokens
 
 }  // namespace
 
+std::string pa_decode_kernel_size_rejection(const PaDecodeProblem& p) {
+  if (p.num_blocks > INT32_MAX) return "num_blocks (" + std::to_string(p.num_blocks) + ") is above the kernels' 2^31 - 1";
+  if (p.max_seq_len > kMaxKernelSeqLen)
+    return "max_seq_len (" + std::to_string(p.max_seq_len) + ") is above the kernels' 2^31 - 2^16";
+  int64_t rows = 0;
+  if (__builtin_mul_overflow(p.num_seqs, p.q_len, &rows) || __builtin_mul_overflow(rows, p.num_q_heads, &rows) ||
+      rows > INT32_MAX)
+    return "num_seqs x q_len x num_q_heads query rows are above the kernels' 2^31 - 1";
+  return {};
+}
+
 int pa_decode_max_splits(int64_t max_seq_len) noexcept {
   const int64_t by_len = max_seq_len / kMinSplitTokens + (max_seq_len % kMinSplitTokens != 0);  // no overflow near INT64_MAX
   return int(std::clamp<int64_t>(by_len, 1, kMaxSplits));
@@ -155,7 +152,7 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
                                                 std::span<const PaDecodeTuning> tuning, const PaDecodeProblem& p,
                                                 Target target, int multiprocessors, PaDecodePlan* plan,
                                                 std::string* why) {
-  if (std::string too_large = kernel_size_rejection(p); !too_large.empty()) {
+  if (std::string too_large = pa_decode_kernel_size_rejection(p); !too_large.empty()) {
     if (why != nullptr) *why = too_large;
     return nullptr;
   }
@@ -232,7 +229,7 @@ const PaDecodeVariant* select_pa_decode_variant(std::span<const PaDecodeVariant>
   PaDecodePlan pl =
       plan_splits(base_blocks, steps, step, plan_slots(*best, multiprocessors), pa_decode_max_splits(p.max_seq_len));
   pl.row_chunks = row_chunks;
-  const int64_t units = base_blocks * pl.splits;
+  const int64_t units = pa_decode_units(p, pl);
   if (units > INT32_MAX) {
     if (why != nullptr)
       *why = std::string(best->name) + " would take " + std::to_string(units) +

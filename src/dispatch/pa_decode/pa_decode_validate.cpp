@@ -73,6 +73,22 @@ int out_rows_overlap(const fly_pa_decode_args& a) {
   return 0;
 }
 
+// What makes up buffer `which`'s extent, for the message when it spans more than 2^63 bytes.
+std::string extent_text(const fly_pa_decode_args& a, int which) {
+  switch (which) {
+    case PaDecodeBuffers::q:
+    case PaDecodeBuffers::out: return "num_seqs x q_len x num_q_heads x head_dim with its strides";
+    case PaDecodeBuffers::k_cache: return "num_blocks " + num(a.num_blocks) + " x k_block_stride " + num(a.k_block_stride);
+    case PaDecodeBuffers::v_cache: return "num_blocks " + num(a.num_blocks) + " x v_block_stride " + num(a.v_block_stride);
+    case PaDecodeBuffers::block_tables:
+      return "num_seqs " + num(a.num_seqs) + " x block_table_stride " + num(a.block_table_stride);
+    case PaDecodeBuffers::seq_lens: return "num_seqs " + num(a.num_seqs);
+    case PaDecodeBuffers::sinks: return "num_q_heads " + num(a.num_q_heads);
+    case PaDecodeBuffers::lse: return "num_seqs x q_len x num_q_heads";
+    default: return "one float";
+  }
+}
+
 }  // namespace
 
 PaDecodeBuffers pa_decode_buffers(const fly_pa_decode_args& a) {
@@ -84,30 +100,23 @@ PaDecodeBuffers pa_decode_buffers(const fly_pa_decode_args& a) {
   int64_t rows = 0;  // query rows: num_seqs x q_len x num_q_heads (-1 past INT64_MAX)
   if (!mul_add(a.num_seqs, a.q_len, 0, &rows) || !mul_add(rows, a.num_q_heads, 0, &rows)) rows = -1;
   auto cache = [&](int64_t stride) { return block_elems < 0 ? -1 : span_bytes<1>({a.num_blocks}, {stride}, block_elems, kv_esize); };
+  auto rows_of = [&](const std::array<int64_t, 3>& strides) {
+    return span_bytes<3>({a.num_seqs, a.q_len, a.num_q_heads}, strides, a.head_dim, q_esize);
+  };
   PaDecodeBuffers b;
-  b.all[PaDecodeBuffers::q] = {"q", a.q,
-                               span_bytes<3>({a.num_seqs, a.q_len, a.num_q_heads},
-                                             {a.q_stride_seq, a.q_stride_token, a.q_stride_head}, a.head_dim, q_esize),
-                               "num_seqs x q_len x num_q_heads x head_dim with its strides", false};
-  b.all[PaDecodeBuffers::k_cache] = {"k_cache", a.k_cache, cache(a.k_block_stride),
-                                     "num_blocks " + num(a.num_blocks) + " x k_block_stride " + num(a.k_block_stride), false};
-  b.all[PaDecodeBuffers::v_cache] = {"v_cache", a.v_cache, cache(a.v_block_stride),
-                                     "num_blocks " + num(a.num_blocks) + " x v_block_stride " + num(a.v_block_stride), false};
+  b.all[PaDecodeBuffers::q] = {"q", a.q, rows_of({a.q_stride_seq, a.q_stride_token, a.q_stride_head}), false};
+  b.all[PaDecodeBuffers::k_cache] = {"k_cache", a.k_cache, cache(a.k_block_stride), false};
+  b.all[PaDecodeBuffers::v_cache] = {"v_cache", a.v_cache, cache(a.v_block_stride), false};
   b.all[PaDecodeBuffers::block_tables] = {
-      "block_tables", a.block_tables, span_bytes<1>({a.num_seqs}, {a.block_table_stride}, a.max_blocks_per_seq, 4),
-      "num_seqs " + num(a.num_seqs) + " x block_table_stride " + num(a.block_table_stride), false};
-  b.all[PaDecodeBuffers::seq_lens] = {"seq_lens", a.seq_lens, span_bytes<1>({1}, {0}, a.num_seqs, 4),
-                                      "num_seqs " + num(a.num_seqs), false};
-  b.all[PaDecodeBuffers::k_scale] = {"k_scale", a.k_scale, a.k_scale == nullptr ? 0 : 4, "one float", false};
-  b.all[PaDecodeBuffers::v_scale] = {"v_scale", a.v_scale, a.v_scale == nullptr ? 0 : 4, "one float", false};
+      "block_tables", a.block_tables, span_bytes<1>({a.num_seqs}, {a.block_table_stride}, a.max_blocks_per_seq, 4), false};
+  b.all[PaDecodeBuffers::seq_lens] = {"seq_lens", a.seq_lens, span_bytes<1>({1}, {0}, a.num_seqs, 4), false};
+  b.all[PaDecodeBuffers::k_scale] = {"k_scale", a.k_scale, a.k_scale == nullptr ? 0 : 4, false};
+  b.all[PaDecodeBuffers::v_scale] = {"v_scale", a.v_scale, a.v_scale == nullptr ? 0 : 4, false};
   b.all[PaDecodeBuffers::sinks] = {"sinks", a.sinks, a.sinks == nullptr ? 0 : span_bytes<1>({1}, {0}, a.num_q_heads, 4),
-                                   "num_q_heads " + num(a.num_q_heads), false};
-  b.all[PaDecodeBuffers::out] = {"out", a.out,
-                                 span_bytes<3>({a.num_seqs, a.q_len, a.num_q_heads},
-                                               {a.out_stride_seq, a.out_stride_token, a.out_stride_head}, a.head_dim, q_esize),
-                                 "num_seqs x q_len x num_q_heads x head_dim with its strides", true};
+                                   false};
+  b.all[PaDecodeBuffers::out] = {"out", a.out, rows_of({a.out_stride_seq, a.out_stride_token, a.out_stride_head}), true};
   b.all[PaDecodeBuffers::lse] = {"lse", a.lse, a.lse == nullptr ? 0 : rows < 0 ? -1 : span_bytes<1>({1}, {0}, rows, 4),
-                                 "num_seqs x q_len x num_q_heads", true};
+                                 true};
   return b;
 }
 
@@ -194,8 +203,9 @@ fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* a
   }
   // ---- extents fit the address arithmetic
   const PaDecodeBuffers buffers = pa_decode_buffers(a);
-  for (const PaDecodeBuffer& b : buffers.all) {
-    if (b.bytes < 0) return invalid(std::string(b.name) + " (" + b.extent + ") spans more than 2^63 bytes");
+  for (int i = 0; i < PaDecodeBuffers::count; ++i) {
+    const PaDecodeBuffer& b = buffers.all[size_t(i)];
+    if (b.bytes < 0) return invalid(std::string(b.name) + " (" + extent_text(a, i) + ") spans more than 2^63 bytes");
   }
   // ---- alignment to the element types (what any backend dereferences)
   if (!aligned_to(a.q, q_esize)) return invalid("q (" + address(a.q) + ") must be aligned to its element size (" + num(q_esize) + " bytes)");

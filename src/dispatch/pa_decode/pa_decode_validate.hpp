@@ -3,7 +3,6 @@
 
 #include <array>
 #include <cstdint>
-#include <string>
 
 #include "fly/fly.h"
 #include "target.hpp"
@@ -22,13 +21,12 @@ namespace fly::dispatch {
 fly_status_t validate_pa_decode_args(const char* fn, const fly_pa_decode_args* args, Target target, PaDecodeProblem* out);
 
 // One buffer of a call: where it starts, the bytes from its first to past its last element (0 for
-// an optional one that is null, -1 past INT64_MAX), what makes up that extent (for messages), and
-// whether the call writes it.
+// an optional one that is null, -1 past INT64_MAX), and whether the call writes it. Arithmetic
+// only: validation computes them on every call.
 struct PaDecodeBuffer {
   const char* name;
   const void* base;
   int64_t bytes;
-  std::string extent;
   bool written;
 };
 struct PaDecodeBuffers {

@@ -20,8 +20,8 @@
 #include <type_traits>
 
 #include "fly/arch/ldmatrix_sm90.hpp"
-#include "fly/layout/swizzle.hpp"
 #include "fly/arch/mma_sm90.hpp"
+#include "fly/layout/swizzle.hpp"
 
 namespace fly::kernels::pa {
 
