@@ -16,7 +16,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -237,6 +236,15 @@ TEST(GemmVariantsCuda, PersistentVariantsWalkEveryTile) {
   if (checked == 0) GTEST_SKIP() << "SKIPPED: no persistent (tmaws) variant compiled in (FLY_GEMM_FILTER)";
 }
 
+// `v`'s launcher refuses m x n x k (dense leading dimensions over the 1 KB `buffer`, which it must
+// never dereference) with NOT_SUPPORTED and a message holding `reason`.
+void expect_launch_refused(const GemmVariant& v, int64_t m, int64_t n, int64_t k, void* buffer, const char* reason) {
+  GemmProblem p{m, n, k, k, k, n, n, v.ab_type, v.ab_type, v.d_type, v.d_type, 1.f, 0.f,
+                buffer, buffer, nullptr, buffer, nullptr, nullptr};
+  EXPECT_EQ(v.launch(p, nullptr), FLY_STATUS_NOT_SUPPORTED) << m << " x " << n << " x " << k;
+  EXPECT_NE(std::string(fly_last_error()).find(reason), std::string::npos) << fly_last_error();
+}
+
 // A grid needing more than 65535 column blocks is refused before anything is launched or read,
 // by every launcher (the direct, staged, wgmma and TMA ones): the pointers are never dereferenced.
 // The persistent blocks' 1-D grid has no such limit.
@@ -248,11 +256,7 @@ TEST(GemmVariantsCuda, TooManyColumnBlocksIsNotSupported) {
   for (const auto& v : fly::dispatch::gemm_variants()) {
     if (v.target != fly::dispatch::Target::sm90a || is_persistent(v)) continue;
     SCOPED_TRACE(v.name);
-    const int64_t m = 16, n = 65536 * v.bn + 1, k = 4 * v.bk;
-    GemmProblem p{m, n, k, k, k, n, n, v.ab_type, v.ab_type, v.d_type, v.d_type, 1.f, 0.f,
-                  buffer, buffer, nullptr, buffer, nullptr, nullptr};
-    EXPECT_EQ(v.launch(p, nullptr), FLY_STATUS_NOT_SUPPORTED);
-    EXPECT_NE(std::string(fly_last_error()).find("65535 column blocks"), std::string::npos) << fly_last_error();
+    expect_launch_refused(v, 16, 65536 * v.bn + 1, 4 * v.bk, buffer, "65535 column blocks");
     ++checked;
   }
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -268,16 +272,13 @@ TEST(GemmVariantsCuda, EveryVariantRefusesSizesPastItsThirtyTwoBitCounts) {
   void* buffer = nullptr;
   CUDA_OK(cudaMalloc(&buffer, 1024));
   int checked = 0;
+  const int64_t big = INT32_MAX - 100;
   for (const auto& v : fly::dispatch::gemm_variants()) {
     if (v.target != fly::dispatch::Target::sm90a) continue;
     SCOPED_TRACE(v.name);
-    const int64_t big = INT32_MAX - 100, k = 4 * v.bk;
-    for (const auto& [m, n, kk] : {std::tuple<int64_t, int64_t, int64_t>{16, big, k}, {big, 16, k}, {16, 16, big - big % 16}}) {
-      GemmProblem p{m, n, kk, kk, kk, n, n, v.ab_type, v.ab_type, v.d_type, v.d_type, 1.f, 0.f,
-                    buffer, buffer, nullptr, buffer, nullptr, nullptr};
-      EXPECT_EQ(v.launch(p, nullptr), FLY_STATUS_NOT_SUPPORTED);
-      EXPECT_NE(std::string(fly_last_error()).find("at most 2^31 - 4097"), std::string::npos) << fly_last_error();
-    }
+    expect_launch_refused(v, 16, big, 4 * v.bk, buffer, "at most 2^31 - 4097");
+    expect_launch_refused(v, big, 16, 4 * v.bk, buffer, "at most 2^31 - 4097");
+    expect_launch_refused(v, 16, 16, big - big % 16, buffer, "at most 2^31 - 4097");
     ++checked;
   }
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
