@@ -95,6 +95,13 @@ def view(x, name):
     raise TypeError(f"{name}: expected a torch tensor or a NumPy array, got {type(x).__name__}")
 
 
+def torch_dtype_name(t, name):
+    """The libfly type name of torch tensor `t`'s dtype, without touching its data."""
+    if t.dtype not in _TORCH_DTYPES:
+        raise ValueError(f"{name}: torch dtype {t.dtype} is not one libfly takes")
+    return dtype_name(_TORCH_DTYPES[t.dtype])
+
+
 def require_same_device(v, ref, name, ref_name):
     """A ValueError unless `v` lives where `ref` does (device type and CUDA index): libfly gets raw
     pointers and cannot tell a host pointer from another GPU's."""

@@ -85,18 +85,12 @@ def gemm(a, b, *, scale_a=None, scale_b=None, c=None, alpha=1.0, beta=0.0, out_d
 
 
 def _default_out(c):
-    """out's type name where out_dtype is not given: c's, else f32. From a torch tensor's dtype alone
-    (no data_ptr: under torch.compile the custom op's caller is traced, and reading the pointer
-    would break the graph)."""
+    """out's type name where out_dtype is not given: c's, else f32. A torch tensor's from its dtype
+    alone (no data_ptr: under torch.compile the custom op's caller is traced, and reading the
+    pointer would break the graph)."""
     if c is None:
         return "f32"
-    if A.is_torch(c):
-        import torch
-        name = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}.get(c.dtype)
-        if name is None:
-            raise ValueError(f"c: torch dtype {c.dtype} is not f32, f16 or bf16")
-        return name
-    return A.dtype_name(A.view(c, "c").dtype)
+    return A.torch_dtype_name(c, "c") if A.is_torch(c) else A.dtype_name(A.view(c, "c").dtype)
 
 
 def _gemm_direct(a, b, *, scale_a, scale_b, c, alpha, beta, out_dtype, out):
