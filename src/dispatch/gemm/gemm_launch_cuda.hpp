@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "cuda_dependent_launch.hpp"
@@ -30,20 +31,23 @@ cudaError_t allow_dynamic_smem(Kernel kernel) {
 // kernel's blocks may then become resident while the kernel before it on the stream finishes,
 // prefetch their first B tiles into L2 and wait for it (gemm_dependent_launch.hpp); each block of
 // the staged, wgmma, TMA and persistent kernels lets the next kernel be scheduled once it has
-// issued its last load. Opt-in with FLY_GEMM_PDL=1 until the H200 has measured it (built
-// 2026-12-04, when no device was lent for the run: docs/gemm.md, "Programmatic dependent launch");
-// without it the kernels' wait returns at once and they trigger nothing (GemmParams::let_next_start:
-// a trigger would let a programmatic launch behind the GEMM, such as a paged decode, start early).
-// FLY_GEMM_WARM=0 skips the prefetch (both read once).
-inline bool gemm_programmatic_launch() {
-  static const bool on = dispatch::env_switch("FLY_GEMM_PDL", false);
-  return on;
+// issued its last load. On for fp8 GEMMs, off for fp32 ones, as the H200 measured them in graph
+// replay (2026-12-05: fp8 decode shapes 3-11% faster, fp32 at M = 16 and 128 21-27% slower;
+// docs/gemm.md, "Programmatic dependent launch"). FLY_GEMM_PDL=0 turns it off for both, =1 on for
+// both; FLY_GEMM_WARM=0 skips the prefetch (all read once). Off, the kernels' wait returns at once
+// and they trigger nothing (GemmParams::let_next_start: a trigger would let a programmatic launch
+// behind the GEMM, such as a paged decode, start early).
+inline bool gemm_programmatic_launch(fly_dtype_t ab_type) {
+  static const char* const forced = std::getenv("FLY_GEMM_PDL");
+  static const bool forced_on = dispatch::env_switch("FLY_GEMM_PDL", false);
+  if (forced != nullptr) return forced_on;
+  return ab_type != FLY_DTYPE_F32;
 }
 inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) {
-  static const bool warm = gemm_programmatic_launch() && dispatch::env_switch("FLY_GEMM_WARM", true);
+  static const bool warm = dispatch::env_switch("FLY_GEMM_WARM", true);
   GemmParams p = gemm_params(problem);
-  p.warm_b = warm;
-  p.let_next_start = gemm_programmatic_launch();
+  p.let_next_start = gemm_programmatic_launch(problem.a);
+  p.warm_b = warm && p.let_next_start;
   return p;
 }
 
@@ -63,7 +67,7 @@ fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmPr
   config.dynamicSmemBytes = dynamic_smem_bytes<Block>();
   config.stream = static_cast<cudaStream_t>(stream);
   cudaLaunchAttribute attrs[2];
-  dispatch::set_launch_attributes(config, attrs, gemm_programmatic_launch(), nullptr);
+  dispatch::set_launch_attributes(config, attrs, gemm_programmatic_launch(problem.a), nullptr);
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, gemm_launch_params(problem)); e != cudaSuccess) {
     (void)cudaGetLastError();
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));

@@ -22,8 +22,8 @@ struct GemmParams {
   float const* scale_b;
   bool warm_b;  // sm_90a: prefetch the first k-tiles of B into L2 before the wait (gemm_dependent_launch.hpp)
   // sm_90a: once a block has issued its last load, let the next kernel on the stream be scheduled
-  // (griddepcontrol.launch_dependents). Only under FLY_GEMM_PDL=1: the trigger acts on whatever
-  // programmatic launch comes next (a paged decode), whether or not this kernel was one.
+  // (griddepcontrol.launch_dependents). Only where this launch is programmatic too (the launcher's
+  // choice): the trigger acts on whatever programmatic launch comes next (a paged decode).
   bool let_next_start;
 };
 
