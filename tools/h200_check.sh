@@ -202,6 +202,8 @@ if ((status == 0)) && [[ $tune_pa == 1 ]]; then
 fi
 # NCU_GEMM="<fly_bench filter> ...": Nsight Compute on one call of each row's fly GEMM kernel (after
 # any tuning, so the tuned variant): speed of light, stall reasons, memory and compute (ncu_gemm.txt).
+# NCU_GEMM_SOURCE=1 adds, per row, that kernel's stall samples per SASS instruction
+# (logs/ncu_gemm_source_<row>.csv, ncu's source page), as NCU_SOURCE does for the decode.
 if [[ -x build/cuda/bench/fly_bench ]]; then
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   for row in ${NCU_GEMM:-}; do
@@ -210,6 +212,13 @@ if [[ -x build/cuda/bench/fly_bench ]]; then
       --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" \
       >>"$out/ncu_gemm.txt" 2>&1
+    if [[ ${NCU_GEMM_SOURCE:-0} == 1 ]]; then
+      rep="$logs/ncu_gemm_source_$(echo "$row" | tr -c 'A-Za-z0-9' '_')"
+      timeout 150 "$ncu" $ncu_clocks -k regex:gemm_sm90a --launch-skip 3 --launch-count 1 --section SourceCounters \
+        --section WarpStateStats --import-source no -f -o "$rep" \
+        build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$logs/ncu_source.log" 2>&1
+      "$ncu" -i "$rep.ncu-rep" --page source --print-source sass --csv >"$rep.csv" 2>>"$logs/ncu_source.log"
+    fi
   done
 fi
 grep -h "ptxas info.*Used" "$logs/build.log" >"$logs/ptxas.txt" 2>/dev/null
