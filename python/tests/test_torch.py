@@ -76,7 +76,6 @@ def test_cuda_gemm_fp8_and_f32_against_torch():
 
 
 @needs_cuda
-@needs_cuda
 def test_arguments_on_another_device_are_refused_before_any_call():
     # libfly gets raw pointers: a host out with CUDA inputs (or the reverse) would fault, so Python checks
     q, kc, vc, tables, lens = paged(device="cuda", seqs=2, lens=(40, 33))
@@ -93,6 +92,7 @@ def test_arguments_on_another_device_are_refused_before_any_call():
         libfly.gemm(a, b, scale_a=torch.tensor([2.0]))
 
 
+@needs_cuda
 def test_cuda_graph_capture_replays_with_new_data():
     q, kc, vc, tables, lens = paged(device="cuda")
     libfly.pa_decode(q, kc, vc, tables, lens, layout="nhd", max_seq_len=1000)  # warm-up: handle, opt-ins
