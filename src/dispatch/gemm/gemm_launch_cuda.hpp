@@ -38,11 +38,11 @@ cudaError_t allow_dynamic_smem(Kernel kernel) {
 // and they trigger nothing (GemmParams::let_next_start: a trigger would let a programmatic launch
 // behind the GEMM, such as a paged decode, start early).
 inline bool gemm_programmatic_launch(fly_dtype_t ab_type) {
-  static const char* const forced = std::getenv("FLY_GEMM_PDL");
-  static const bool forced_on = dispatch::env_switch("FLY_GEMM_PDL", false);
-  if (forced != nullptr) return forced_on;
-  return ab_type != FLY_DTYPE_F32;
+  // -1: not set (the per-type default), else the switch's value
+  static const int forced = std::getenv("FLY_GEMM_PDL") == nullptr ? -1 : dispatch::env_switch("FLY_GEMM_PDL", false);
+  return forced < 0 ? ab_type != FLY_DTYPE_F32 : forced == 1;
 }
+// The kernel's parameters; the launch is programmatic exactly where p.let_next_start is set.
 inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) {
   static const bool warm = dispatch::env_switch("FLY_GEMM_WARM", true);
   GemmParams p = gemm_params(problem);
@@ -66,9 +66,10 @@ fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmPr
   config.blockDim = dim3(Block::threads);
   config.dynamicSmemBytes = dynamic_smem_bytes<Block>();
   config.stream = static_cast<cudaStream_t>(stream);
+  const GemmParams params = gemm_launch_params(problem);
   cudaLaunchAttribute attrs[2];
-  dispatch::set_launch_attributes(config, attrs, gemm_programmatic_launch(problem.a), nullptr);
-  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, gemm_launch_params(problem)); e != cudaSuccess) {
+  dispatch::set_launch_attributes(config, attrs, params.let_next_start, nullptr);
+  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, params); e != cudaSuccess) {
     (void)cudaGetLastError();
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }

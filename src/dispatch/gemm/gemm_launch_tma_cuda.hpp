@@ -84,7 +84,7 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
   cluster_dims.val.clusterDim.y = unsigned(Block::cluster_n);
   cluster_dims.val.clusterDim.z = 1;
   cudaLaunchAttribute attrs[2];
-  dispatch::set_launch_attributes(config, attrs, gemm_programmatic_launch(problem.a),
+  dispatch::set_launch_attributes(config, attrs, args.p.let_next_start,
                                   Block::cluster_n > 1 ? &cluster_dims : nullptr);
   if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
     (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
@@ -113,7 +113,7 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
   cluster_dims.val.clusterDim.y = 1;
   cluster_dims.val.clusterDim.z = 1;
   cudaLaunchAttribute attrs[2];
-  dispatch::set_launch_attributes(config, attrs, gemm_programmatic_launch(problem.a),
+  dispatch::set_launch_attributes(config, attrs, args.p.let_next_start,
                                   Block::cluster > 1 ? &cluster_dims : nullptr);
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
