@@ -95,6 +95,11 @@ def view(x, name):
     raise TypeError(f"{name}: expected a torch tensor or a NumPy array, got {type(x).__name__}")
 
 
+def torch_dtype(code):
+    """The torch dtype of a fly_dtype_t code (the inverse of the table above)."""
+    return next(t for t, c in _TORCH_DTYPES.items() if c == code)
+
+
 def torch_dtype_name(t, name):
     """The libfly type name of torch tensor `t`'s dtype, without touching its data."""
     if t.dtype not in _TORCH_DTYPES:

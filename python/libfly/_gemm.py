@@ -8,6 +8,13 @@ _OP = None  # torch.ops.libfly.gemm, set by torch_ops where torch is installed
 _OUT_DTYPES = ("f32", "f16", "bf16")
 
 
+def _out_code(name):
+    """The fly_dtype_t code of an out_dtype name; a ValueError for any other name."""
+    if name not in _OUT_DTYPES:
+        raise ValueError(f"out_dtype {name!r} is not f32, f16 or bf16")
+    return C.DTYPES[name]
+
+
 def _args(a, b, scale_a, scale_b, c, alpha, beta, out_dtype, out):
     va, vb = A.view(a, "a"), A.view(b, "b")
     if va.ndim != 2 or vb.ndim != 2:
@@ -31,9 +38,7 @@ def _args(a, b, scale_a, scale_b, c, alpha, beta, out_dtype, out):
     if out_dtype is None:
         d_code = vc.dtype if vc is not None else (A.view(out, "out").dtype if out is not None else C.F32)
     else:
-        if out_dtype not in _OUT_DTYPES:
-            raise ValueError(f"out_dtype {out_dtype!r} is not f32, f16 or bf16")
-        d_code = C.DTYPES[out_dtype]
+        d_code = _out_code(out_dtype)
     if out is None:
         out = A.empty_like_device(va, (m, n), d_code)
     vd = A.view(out, "out")
@@ -74,11 +79,7 @@ def gemm(a, b, *, scale_a=None, scale_b=None, c=None, alpha=1.0, beta=0.0, out_d
     c: M x N of out's type, read when beta != 0. out_dtype: "f32" (default without c or out),
     "f16" or "bf16". CUDA tensors run on torch's current stream; CPU arrays on the host backend."""
     if out is None and _OP is not None and A.is_torch(a):  # through the custom op: torch.compile sees it
-        import torch
-        name = out_dtype or _default_out(c)
-        if name not in _OUT_DTYPES:
-            raise ValueError(f"out_dtype {name!r} is not f32, f16 or bf16")
-        d = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[name]
+        d = A.torch_dtype(_out_code(out_dtype or _default_out(c)))
         return _OP(a, b, scale_a, scale_b, c, float(alpha), float(beta), d)
     return _gemm_direct(a, b, scale_a=scale_a, scale_b=scale_b, c=c, alpha=alpha, beta=beta, out_dtype=out_dtype,
                         out=out)
