@@ -69,6 +69,16 @@ env_passes() {  # settings, bench filter, row regex, test binary, gtest filter
   done
 }
 
+# ncu_source <prefix> <fly_bench filter> <ncu kernel selection...>: the selected kernel's stall
+# samples per SASS instruction (ncu's source page) as logs/<prefix>_<row>.csv.
+ncu_source() {
+  local prefix=$1 row=$2; shift 2
+  local rep="$logs/${prefix}_$(echo "$row" | tr -c 'A-Za-z0-9' '_')"
+  timeout 150 "$ncu" $ncu_clocks "$@" --section SourceCounters --section WarpStateStats --import-source no -f -o "$rep" \
+    build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$logs/ncu_source.log" 2>&1
+  "$ncu" -i "$rep.ncu-rep" --page source --print-source sass --csv >"$rep.csv" 2>>"$logs/ncu_source.log"
+}
+
 {
   echo "== machine"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader
   nvcc --version | tail -1; cmake --version | head -1
@@ -148,11 +158,7 @@ if ((status == 0)); then
         --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section LaunchStats \
         build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$out/ncu.txt" 2>&1
       if [[ ${NCU_SOURCE:-0} == 1 ]]; then  # stall samples per SASS line of the row's first decode kernel
-        rep="$logs/ncu_source_$(echo "$row" | tr -c 'A-Za-z0-9' '_')"
-        timeout 150 "$ncu" $ncu_clocks -k regex:'pa_decode_sm90a.*[^e]$' --launch-count 1 --section SourceCounters \
-          --section WarpStateStats --import-source no -f -o "$rep" \
-          build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$logs/ncu_source.log" 2>&1
-        "$ncu" -i "$rep.ncu-rep" --page source --print-source sass --csv >"$rep.csv" 2>>"$logs/ncu_source.log"
+        ncu_source ncu_source "$row" -k regex:'pa_decode_sm90a.*[^e]$' --launch-count 1
       fi
     done
     for layout in ${PA_LAYOUTS:-}; do
@@ -213,11 +219,7 @@ if [[ -x build/cuda/bench/fly_bench ]]; then
       --section LaunchStats build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" \
       >>"$out/ncu_gemm.txt" 2>&1
     if [[ ${NCU_GEMM_SOURCE:-0} == 1 ]]; then
-      rep="$logs/ncu_gemm_source_$(echo "$row" | tr -c 'A-Za-z0-9' '_')"
-      timeout 150 "$ncu" $ncu_clocks -k regex:gemm_sm90a --launch-skip 3 --launch-count 1 --section SourceCounters \
-        --section WarpStateStats --import-source no -f -o "$rep" \
-        build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" >>"$logs/ncu_source.log" 2>&1
-      "$ncu" -i "$rep.ncu-rep" --page source --print-source sass --csv >"$rep.csv" 2>>"$logs/ncu_source.log"
+      ncu_source ncu_gemm_source "$row" -k regex:gemm_sm90a --launch-skip 3 --launch-count 1
     fi
   done
 fi
