@@ -39,6 +39,9 @@
 # The device tool returns at most 8 files: the logs travel as one logs.tar.gz.
 # SASS="<variant> ..." (default: the default paged-decode cells and the 128x256 GEMM cell; none: skip)
 # writes each one's MMA-loop instruction mix (tools/sass_loops.py) to logs/sass.txt.
+# TRIAL=1 adds the GEMM cells on trial (src/kernels/gemm/variants_trial.txt, -DFLY_GEMM_TRIAL=ON):
+# every GPU test then runs them as well, and TUNE=1 FLY_TUNE_ALL=1 times them beside the grid; the
+# table it writes may name them, so commit it only with the winners moved into variants.txt.
 # FLY_COMMIT=<hash> names the commit in the report's title: the device's copy of the working tree
 # may carry a stale .git (on 2026-12-04 it reported the previous session's HEAD), so pass it from
 # the checkout, as the literal hash that `git rev-parse --short HEAD` prints here.
@@ -94,7 +97,8 @@ sanitize=${SANITIZE:-0}
 portable=ON
 [[ $sanitize == 1 ]] && portable=OFF
 cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= "-DFLY_PORTABLE_TESTS=$portable" \
-  "-DFLY_GEMM_FILTER=${GEMM_FILTER:-.*}" "-DFLY_PA_DECODE_FILTER=${PA_FILTER:-.*}" >"$logs/configure.log" 2>&1 || status=1
+  "-DFLY_GEMM_FILTER=${GEMM_FILTER:-.*}" "-DFLY_PA_DECODE_FILTER=${PA_FILTER:-.*}" "-DFLY_GEMM_TRIAL=${TRIAL:-0}" \
+  >"$logs/configure.log" 2>&1 || status=1
 if [[ $sanitize == 1 ]]; then
   gpu_tests=(test_gemm_capi_cuda test_gemm_variants_cuda test_gemm_fp8_accuracy_cuda test_pa_decode_cuda test_copy_cuda
              test_layout_cuda test_tma_cuda test_origin_cuda)

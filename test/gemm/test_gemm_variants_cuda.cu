@@ -41,6 +41,7 @@ using fly_test::Buffer;
 enum class Data { exact, random };
 
 bool is_persistent(const GemmVariant& v) { return std::string(v.name).find("_tmaws_") != std::string::npos; }
+bool stores_by_tma(const GemmVariant& v) { return is_persistent(v) && std::string(v.name).ends_with("_st"); }
 
 // The relative rounding error of one conversion to `t` (round to nearest even).
 double unit_roundoff(fly_dtype_t t) {
@@ -52,12 +53,14 @@ constexpr int64_t kGuardRows = 2;  // rows of D past the last one, poisoned, tha
 // beta = 0 leaves C unread (and lets the persistent block's epilogue store column pairs).
 // behind_writer: A, B, C and the scales hold NaN until a kernel launched just before the variant
 // on its stream writes them (fly_test::late_writer), after the variant's blocks may be resident.
+// ldd: D's row pitch, n + 5 (rows not 16-byte aligned) unless given.
 void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned seed, Data data = Data::exact,
-                 float beta = 2.f, bool behind_writer = false) {
+                 float beta = 2.f, bool behind_writer = false, int64_t ldd_given = 0) {
+  const int64_t lda = k + v.align_elems * 2, ldb = k + v.align_elems, ldc = n + 3, ldd = ldd_given ? ldd_given : n + 5;
   SCOPED_TRACE(std::string(v.name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-               (data == Data::exact ? " exact" : " random") + " beta " + std::to_string(beta));
+               (data == Data::exact ? " exact" : " random") + " beta " + std::to_string(beta) + " ldd " +
+               std::to_string(ldd));
   std::mt19937 rng(seed);
-  const int64_t lda = k + v.align_elems * 2, ldb = k + v.align_elems, ldc = n + 3, ldd = n + 5;
   Buffer A(v.ab_type, m * lda), B(v.ab_type, n * ldb), C(v.d_type, m * ldc), D(v.d_type, (m + kGuardRows) * ldd);
   std::normal_distribution<float> normal(0.f, 1.f);
   std::uniform_real_distribution<float> uniform(-1.f, 1.f);
@@ -237,6 +240,33 @@ TEST(GemmVariantsCuda, PersistentVariantsWalkEveryTile) {
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "SKIPPED: no persistent (tmaws) variant compiled in (FLY_GEMM_FILTER)";
+}
+
+// The TMA-store epilogue (`_st` cells): with beta = 0 and 16-byte rows of D each warpgroup's tile
+// leaves through shared memory in 64-row x 128-byte boxes that the TMA clips to D. Tails in M and
+// N (boxes past the last row and column), one row (a box all but one row past M), the padding
+// columns and guard rows that must stay poisoned, and blocks walking several tiles (the two chunk
+// buffers alternating across tiles; BN = 192 with bf16 or f16 D has three chunks a tile). With rows
+// not 16-byte aligned or beta != 0 the same cells store directly: the other tests' shapes.
+TEST(GemmVariantsCuda, TmaStoreEpilogueWritesExactlyD) {
+  FLY_SKIP_WITHOUT_GPU();
+  int device = 0, sms = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  auto aligned_ldd = [](int64_t n) { return (n + 5 + 7) / 8 * 8; };  // past n, 16-byte rows for 2- and 4-byte D
+  int checked = 0;
+  unsigned seed = 9501;
+  for (const auto& v : fly::dispatch::gemm_variants()) {
+    if (v.target != fly::dispatch::Target::sm90a || !stores_by_tma(v)) continue;
+    const int64_t k = 2 * v.bk + v.align_elems, walk_n = (sms / 2 + 5) * v.bn - 3;
+    run_variant(v, 2 * v.bm + 3, v.bn + 5, k, seed++, Data::exact, 0.f, false, aligned_ldd(v.bn + 5));
+    run_variant(v, 2 * v.bm + 3, v.bn + 5, k, seed++, Data::random, 0.f, false, aligned_ldd(v.bn + 5));
+    run_variant(v, 1, 3 * v.bn - 1, v.align_elems, seed++, Data::exact, 0.f, false, aligned_ldd(3 * v.bn - 1));
+    run_variant(v, v.bm + 3, walk_n, k, seed++, Data::random, 0.f, false, aligned_ldd(walk_n));
+    if (HasFatalFailure()) return;
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "SKIPPED: no TMA-store (_st) variant compiled in (they are on trial: FLY_GEMM_TRIAL=ON)";
 }
 
 // `v`'s launcher refuses m x n x k (dense leading dimensions over the 1 KB `buffer`, which it must

@@ -46,7 +46,12 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w4x1_tmaws_s4: the warp-specialised block is one or two consumer warpgroups of 64 rows of A: tile 64xBNx128:4x1 or 128xBNx128:8x1"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x64x128_w4x1_tmaws_s12_c1x4.cu"
   "reject gemm_sm90a_e4m3fn_bf16_128x64x128_w8x1_tmaws_s8_c1x8: clusters of 1x8: the warp-specialised block groups 2 or 4 blocks along M .:c2x1, :c4x1. or along N .:c1x2, :c1x4., or none"
-  "reject gemm_sm90a_e4m3fn_bf16_128x192x128_w8x1_tmaws_s4: BN=192: the warp-specialised block's N is one wgmma N=64 or one or two N=128 sub-tiles"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x192x128_w8x1_tmaws_s4.cu"
+  "reject gemm_sm90a_e4m3fn_bf16_128x320x128_w8x1_tmaws_s2: BN=320: the warp-specialised block's N is one wgmma N .64, 128, 192. or two N=128 sub-tiles .256."
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_st.cu"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x64x128_w4x1_tmaws_s12_c1x2_st.cu"
+  "reject gemm_sm90a_e4m3fn_bf16_128x192x128_w8x1_tmaws_s5_st: 5 stages need 238672 bytes of shared memory"
+  "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
   "reject gemm_sm90a_e4m3fn_bf16_128x128x256_w8x1_tmaws_s4: BK=256: a warp-specialised stage is one 128-byte swizzle atom of K"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s1: a TMA ring needs 2 stages at least"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s5: 5 stages need 246864 bytes of shared memory"
@@ -68,5 +73,5 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
-  "registry [^\n]* 13\n")
+  "registry [^\n]* 16\n")
 fly_check_generator_output("${out}" ${expect})

@@ -37,6 +37,17 @@ TEST(TmaBox, EachRuleRejectsWithItsReason) {
   expect_rejected({g_matrix, 64, 256, 256, 8, 144}, "exceeds the 128-byte swizzle span");
 }
 
+// The TMA-store epilogue's boxes: D of 2- or 4-byte elements, 64 rows x 128 bytes, extents counted
+// in elements (an f32 D may be 2^32 columns: 2^34 bytes).
+TEST(TmaBox, WiderElementsCountExtentsInElements) {
+  EXPECT_EQ(tma_box_rejection({g_matrix, 64, 8192 * 2, 8192 * 2, 64, 128, 2}), "");
+  EXPECT_EQ(tma_box_rejection({g_matrix, 64, int64_t{1} << 34, int64_t{1} << 34, 64, 128, 4}), "");
+  expect_rejected({g_matrix, 64, (int64_t{1} << 34) + 4, (int64_t{1} << 34) + 16, 64, 128, 4}, "outside [1, 2^32]");
+  expect_rejected({g_matrix, 64, 66, 80, 64, 128, 4}, "not whole 4-byte elements");
+  expect_rejected({g_matrix, 64, 64, 64, 64, 128, 3}, "elements of 3 bytes");
+  expect_rejected({g_matrix, 64, 64, 64, 300, 128, 2}, "300 x 64 elements is outside [1, 256]");
+}
+
 // PTX ISA, 128-byte swizzle: address bits [4, 7) ^= bits [7, 10); rows of 128 bytes, so a row's
 // 16-byte chunk index is XORed with row % 8.
 TEST(TmaBox, SwizzleModelMatchesTheIsaBitFormula) {

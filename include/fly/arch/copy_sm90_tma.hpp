@@ -128,6 +128,18 @@ FLY_HOST_DEVICE inline void sync() {
 }
 }  // namespace cluster
 
+namespace named_barrier {
+// The `threads` threads (a multiple of 32) that call this with the same `id` (1..15; 0 is
+// __syncthreads') wait for each other: how one warpgroup synchronises without the rest of the block.
+FLY_HOST_DEVICE inline void sync(uint32_t id, uint32_t threads) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+#else
+  detail::arch_unavailable_sm90(id, threads);
+#endif
+}
+}  // namespace named_barrier
+
 // Brings a tensor map into the TMA unit's descriptor cache ahead of its first copy (one thread,
 // at the start of a kernel whose first boxes are on the critical path).
 FLY_HOST_DEVICE inline void prefetch_tma_descriptor(void const* tensor_map) {
@@ -211,5 +223,46 @@ struct SM90_TMA_LOAD_2D_MULTICAST {
 #endif
   }
 };
+
+// The reverse direction: a 2D box of `smem` (laid out as the tensor map's swizzle says, 1024-byte
+// aligned for the 128-byte swizzle) to element coordinates (x, y) of the map's tensor. Parts of
+// the box outside the tensor are not written. Asynchronous: the stores of one thread join its
+// current bulk group (tma_store_commit); the box's bytes may be reused once tma_store_wait_read
+// says the group has read them. The writing threads make their shared-memory writes visible to
+// the TMA first (fence_proxy_async_shared, then a barrier among them).
+struct SM90_TMA_STORE_2D {
+  FLY_HOST_DEVICE static void copy(void const* tensor_map, void const* smem, int32_t x, int32_t y) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                     reinterpret_cast<uint64_t>(tensor_map)),
+                 "r"(detail::smem_u32(smem)), "r"(x), "r"(y)
+                 : "memory");
+#else
+    detail::arch_unavailable_sm90(tensor_map, smem, x, y);
+#endif
+  }
+};
+
+// Closes this thread's current bulk group of TMA stores.
+FLY_HOST_DEVICE inline void tma_store_commit() {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Waits until at most `Pending` of this thread's committed store groups still read shared memory.
+template <int Pending>
+FLY_HOST_DEVICE inline void tma_store_wait_read() {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
+#endif
+}
+
+// Waits until every committed store group of this thread has completed (written global memory).
+FLY_HOST_DEVICE inline void tma_store_wait_all() {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#endif
+}
 
 }  // namespace fly

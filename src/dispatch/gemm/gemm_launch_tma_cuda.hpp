@@ -23,7 +23,9 @@ namespace fly::kernels {
 
 struct GemmTmaArgs {
   CUtensorMap a, b;  // 64-byte aligned by CUtensorMap's own alignment
+  CUtensorMap d;     // a TmaStore block's epilogue boxes, when d_by_tma
   GemmParams p;
+  bool d_by_tma;
 };
 
 // The kernel of a Block, for blocks outside the generated grid (the tests' clusters); the grid's
@@ -45,11 +47,26 @@ fly_status_t make_gemm_tma_args(const fly::dispatch::GemmProblem& problem, GemmT
   // rule's 4096 of reach keeps their 32-bit offsets from wrapping (four tiles of 256 and one more)
   if (fly_status_t s = check_kernel_size(problem); s != FLY_STATUS_SUCCESS) return s;
   args.p = gemm_launch_params(problem);
+  args.d_by_tma = false;
   if (fly_status_t s = make_tma_desc_2d(&args.a, {problem.A, problem.m, problem.k, problem.lda, Block::a_box_rows,
                                                   Block::box_cols});
       s != FLY_STATUS_SUCCESS)
     return s;
   return make_tma_desc_2d(&args.b, {problem.B, problem.n, problem.k, problem.ldb, Block::b_box_rows, Block::box_cols});
+}
+
+// D's tensor map for a TmaStore block (GemmWgmmaWsBlock's `:st` cells), in boxes of one store
+// chunk: only where beta = 0 (the boxes carry no C) and D's base and rows are 16-byte aligned.
+// Otherwise, or where the driver cannot encode it, the block stores D directly (d_by_tma false).
+template <class Block>
+void make_gemm_store_map(const fly::dispatch::GemmProblem& problem, GemmTmaArgs& args) {
+  if constexpr (Block::tma_store) {
+    using Chunk = typename Block::StoreChunk;
+    constexpr int elem = Chunk::row_bytes / Chunk::cols;  // D's element
+    args.d_by_tma = problem.beta == 0.f &&
+                    try_make_tma_desc_2d(&args.d, {problem.D, problem.m, problem.n * elem, problem.ldd * elem,
+                                                   Chunk::rows, Chunk::row_bytes, elem});
+  }
 }
 
 template <class Block, class Kernel>
@@ -102,6 +119,7 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
                                         void* stream) {
   GemmTmaArgs args;
   if (fly_status_t s = make_gemm_tma_args<Block>(problem, args); s != FLY_STATUS_SUCCESS) return s;
+  make_gemm_store_map<Block>(problem, args);
   if (fly_status_t s = allow_tma_block_smem<Block>(kernel); s != FLY_STATUS_SUCCESS) return s;
   cudaLaunchConfig_t config = {};
   config.blockDim = dim3(Block::threads);

@@ -34,7 +34,13 @@
 // producer waits on (remote arrivals stay off the consumers' path; GemmWgmmaTmaBlock measured them).
 //
 // Epilogue: straight from the totals to D (alpha * scales, beta * C, RNE to D's type), a pair of
-// adjacent columns as one store where D's alignment allows, nothing outside D.
+// adjacent columns as one store where D's alignment allows, nothing outside D. With TmaStore (cells
+// spelled `:st`) and a tensor map for D from the launcher (beta = 0, D's rows 16-byte aligned), the
+// scaled tile goes through shared memory instead (gemm_tma_store.hpp): the warpgroup fills a 64-row x
+// 128-byte chunk, one thread stores it with a TMA box, and the warpgroup fills the other of its two
+// chunk buffers meanwhile, then runs the next tile's k-tiles while the last boxes are written: whole
+// 128-byte lines, the TMA clipping the box to D, where the direct stores write 8- or 16-byte pieces
+// of eight rows per instruction.
 //
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; a 1-D grid
 // of at most one block per SM, a multiple of the cluster size, launched in such clusters.
@@ -49,21 +55,25 @@
 #include "fly/arch/mma_sm90_accumulate.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_tma_ring.hpp"
+#include "gemm_tma_store.hpp"
 #include "gemm_tile_scheduler.hpp"
 #include "gemm_wgmma_tile.hpp"
 
 namespace fly::kernels {
 
-template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD>
+template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false>
 struct GemmWgmmaWsBlock {
   static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_, cluster_n = ClusterN_;
   static constexpr int cluster = cluster_m * cluster_n;
+  static constexpr bool tma_store = TmaStore_;
   using TA = float8_e4m3fn;
-  static constexpr int sub_n = BN < 128 ? BN : 128, subs = BN / sub_n;
+  // one wgmma N up to 192 (N = 192: 96 totals and one partial fit beside each other), else 128-wide sub-tiles
+  static constexpr int sub_n = BN <= 128 || BN == 192 ? BN : 128, subs = BN / sub_n;
   using Mma = WgmmaTile<sub_n>;
   static constexpr int acc_size = Mma::acc_size;
   static_assert(BM == 64 || BM == 128, "GemmWgmmaWsBlock: one or two consumer warpgroups of 64 rows of A (BM = 64 or 128)");
-  static_assert((BN == 64 || BN % 128 == 0) && BN <= 256, "GemmWgmmaWsBlock: BN is 64, 128 or 256 (wgmma N = 64 or 128 sub-tiles, a box <= 256)");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
+                "GemmWgmmaWsBlock: BN is 64, 128, 192 (one wgmma N) or 256 (two N = 128 sub-tiles; a box <= 256 rows)");
   static_assert(Stages >= 2, "GemmWgmmaWsBlock: a ring needs two stages");
   static_assert((cluster == 1 || cluster == 2 || cluster == 4) && (cluster_m == 1 || cluster_n == 1),
                 "GemmWgmmaWsBlock: clusters of 2 or 4 blocks along M or along N, or none");
@@ -80,14 +90,21 @@ struct GemmWgmmaWsBlock {
   static_assert(!moves_registers ||
                     128 * producer_regs + consumers * 128 * consumer_regs <= threads * (65536 / threads / 8 * 8),
                 "GemmWgmmaWsBlock: the warpgroups' registers exceed the block's");
-  // one sub-tile: two partials, one batch always in flight (mainloop_overlapped); two: one partial, drained
-  static constexpr bool overlapped = subs == 1;
+  // one sub-tile whose two partials fit beside the totals: one batch always in flight
+  // (mainloop_overlapped); else one partial, drained (two sub-tiles, or N = 192)
+  static constexpr bool overlapped = subs == 1 && 3 * acc_size + 32 <= consumer_regs;
   static_assert(subs * acc_size + (overlapped ? 2 : 1) * acc_size + 32 <= consumer_regs,
                 "GemmWgmmaWsBlock: the totals, the partials and 32 more registers exceed a consumer's");
   static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
   static constexpr int swizzle_align = 1024;
   static constexpr int barriers = cluster > 1 ? 3 * Stages : 2 * Stages;  // full, empty[, cluster_empty]
-  static constexpr int smem_bytes = Stages * stage_bytes + barriers * 8 + swizzle_align;
+  // TmaStore: two chunk buffers per consumer warpgroup after the ring (1024-byte aligned: stages are
+  // whole 8-row swizzle atoms), then the barriers
+  using StoreChunk = TmaStoreChunk<TD>;
+  static constexpr int store_bytes = tma_store ? consumers * 2 * StoreChunk::bytes : 0;
+  static_assert(!tma_store || (BN % StoreChunk::cols == 0 && sub_n % StoreChunk::cols == 0),
+                "GemmWgmmaWsBlock: the TMA-store chunks split the tile's sub-tiles evenly");
+  static constexpr int smem_bytes = Stages * stage_bytes + store_bytes + barriers * 8 + swizzle_align;
   // What the launcher encodes (tma_desc_cuda.hpp): A as M x K bytes in boxes of BM / ClusterN x
   // 128, B as N x K in boxes of BN / ClusterM x 128 (a block's multicast slice, or the whole tile).
   static constexpr int a_slice_rows = BM / cluster_n, b_slice_rows = BN / cluster_m;
@@ -98,17 +115,19 @@ struct GemmWgmmaWsBlock {
   using Ring = TmaRing<Stages, cluster>;  // full, empty[, cluster_empty] per stage
 
   // smem: smem_bytes of dynamic shared memory. Every thread of the block calls run; the grid is
-  // `blocks` blocks, this one `block`.
-  __device__ static void run(CUtensorMap const& map_a, CUtensorMap const& map_b, GemmParams const& p,
-                             unsigned char* smem_in, int block, int blocks, int thr) {
+  // `blocks` blocks, this one `block`. map_d: D's tensor map for the TMA-store epilogue, or null
+  // (the direct stores; always null without TmaStore).
+  __device__ static void run(CUtensorMap const& map_a, CUtensorMap const& map_b, CUtensorMap const* map_d,
+                             GemmParams const& p, unsigned char* smem_in, int block, int blocks, int thr) {
     const uint32_t base = detail::smem_u32(smem_in);
     unsigned char* smem = smem_in + (swizzle_align - base % swizzle_align) % swizzle_align;
-    auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes);
+    auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes + store_bytes);
     uint64_t* empty = full + Stages;
     uint64_t* cluster_empty = empty + Stages;  // clusters only
     if (thr == 0) {
       prefetch_tma_descriptor(&map_a);
       prefetch_tma_descriptor(&map_b);
+      if (tma_store && map_d != nullptr) prefetch_tma_descriptor(map_d);
       Ring::init(full, consumers);  // empty: one arrival per consumer warpgroup
     }
     Ring::sync_after_init();
@@ -125,7 +144,7 @@ struct GemmWgmmaWsBlock {
       }
     } else {
       if constexpr (moves_registers) gmma::warpgroup_reg_alloc<consumer_regs>();
-      consume(p, smem, full, empty, work, thr - 128);
+      consume(p, tma_store ? map_d : nullptr, smem, full, empty, work, thr - 128);
     }
     if constexpr (cluster > 1) {
       __syncwarp();     // the producer warps reconverged (one lane each ran produce / relay) before the .aligned barrier
@@ -190,16 +209,17 @@ struct GemmWgmmaWsBlock {
     if (let_next_start) launch_next_grid();  // the block's last loads are issued
   }
 
-  // thr in [0, consumers * 128): consumer warpgroup thr / 128.
-  __device__ static void consume(GemmParams const& p, unsigned char* smem, uint64_t* full, uint64_t* empty,
-                                 Work const& work, int thr) {
+  // thr in [0, consumers * 128): consumer warpgroup thr / 128. map_d: null for the direct stores.
+  __device__ static void consume(GemmParams const& p, CUtensorMap const* map_d, unsigned char* smem, uint64_t* full,
+                                 uint64_t* empty, Work const& work, int thr) {
     const int group = thr / 128;
     const uint32_t ring = detail::smem_u32(smem);
     // Left undefined: every k-tile's first wgmma overwrites its partial (scale-d = 0). Zeroed here,
     // the compiler shares one zero register among the partials and later reads it as 0.0 (for
     // the totals), a non-wgmma read of an accumulator in flight (C7514, serialised wgmmas).
     float part[overlapped ? 2 : 1][acc_size];
-    uint32_t it = 0;  // as the producer's
+    uint32_t it = 0;      // as the producer's
+    uint32_t stored = 0;  // TMA-store chunks issued by this warpgroup: which buffer is next
     for (int64_t i = 0; i < work.count(); ++i) {
       int m0, n0;
       work.coord(i, m0, n0);
@@ -213,8 +233,15 @@ FLY_UNROLL
       } else {
         mainloop_drained(total, part[0], ring, full, empty, work.k_tiles, it, group, thr);
       }
-      store(total, p, m0 + group * 64, n0, thr % 128);
+      if (tma_store && map_d != nullptr) {
+        store_by_tma(total, p, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored,
+                     m0 + group * 64, n0, thr % 128, group);
+      } else {
+        store(total, p, m0 + group * 64, n0, thr % 128);
+      }
     }
+    // the chunk buffers stay in use until the TMA has read them, and D is written before the grid ends
+    if (tma_store && map_d != nullptr && thr % 128 == 0) tma_store_wait_all();
   }
 
   // One k-tile's four k-steps of one sub-tile into `part`, overwriting it (scale-d = 0). No compiler
@@ -296,6 +323,42 @@ FLY_UNROLL
         gmma::warpgroup_wait<0>();
         if (sub == subs - 1 && thr % 128 == 0) mbarrier::arrive(&empty[s]);  // the stage is read
         gmma::AddAccumulators<acc_size>::add(total[sub], part);
+      }
+    }
+  }
+
+  // The TMA-store epilogue (beta = 0): the warpgroup's 64 x BN scaled totals into D from row m0,
+  // column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
+  // at `buffers`, alternating over all of its tiles (`stored`: chunks so far, advanced). Thread 0 of
+  // the warpgroup issues the boxes; before a buffer is refilled, the box stored from it two chunks
+  // earlier (this tile's or the previous one's) has been read.
+  __device__ static void store_by_tma(float const (&total)[subs][acc_size], GemmParams const& p,
+                                      CUtensorMap const* map_d, unsigned char* buffers, uint32_t& stored, int m0,
+                                      int n0, int t, int group) {
+    struct alignas(2 * sizeof(TD)) Pair {
+      TD x, y;
+    };
+    const float scale = epilogue_scale(p);
+    const uint32_t barrier = 1 + group, threads = 128;  // named barrier 0 is __syncthreads'
+FLY_UNROLL
+    for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
+      unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
+      if (t == 0) tma_store_wait_read<1>();
+      named_barrier::sync(barrier, threads);  // buf is free
+      const int sub = c * StoreChunk::cols / sub_n, j0 = (c * StoreChunk::cols % sub_n) / 8;
+FLY_UNROLL
+      for (int jj = 0; jj < StoreChunk::pairs_per_row; ++jj)
+FLY_UNROLL
+        for (int h = 0; h < 2; ++h) {
+          const int i = 4 * (j0 + jj) + 2 * h;  // wgmma's D fragment: total[sub][4j + 2h + {0, 1}]
+          *reinterpret_cast<Pair*>(buf + StoreChunk::pair_offset(t, jj, h)) =
+              Pair{TD(scale * total[sub][i]), TD(scale * total[sub][i + 1])};
+        }
+      fence_proxy_async_shared();             // the writes, visible to the TMA
+      named_barrier::sync(barrier, threads);  // ... from every thread of the warpgroup
+      if (t == 0) {
+        SM90_TMA_STORE_2D::copy(map_d, buf, n0 + c * StoreChunk::cols, m0);
+        tma_store_commit();
       }
     }
   }

@@ -4,8 +4,10 @@
 //   file <target> <path>
 //   reject <name>: <reason>
 //
-// Usage: fly_gemm_generator --table <variants.txt> --out <dir> [--filter <regex>] [--targets sm90a,gfx942]
-//        [--registry sm90a]   (the targets whose launch functions are linked into libfly)
+// Usage: fly_gemm_generator --table <variants.txt>[,<more.txt>...] --out <dir> [--filter <regex>]
+//        [--targets sm90a,gfx942] [--registry sm90a]   (the targets whose launch functions are linked into libfly)
+// More tables add their cells to the same grid (variants_trial.txt: cells built for a device run
+// that has not measured them yet, CMake's FLY_GEMM_TRIAL).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -141,17 +143,19 @@ struct Cell {
   int stages = 1;
   int mfma = 0;    // the MFMA's M = N when the tile names it (:m32), else the target's default
   int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x4, ...: the persistent block's multicast)
+  bool tma_store = false;            // :st, D stored through shared memory by TMA boxes (the persistent block's epilogue)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
-           "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string());
+           "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string()) +
+           (tma_store ? "_st" : "");
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:st]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(:st)?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -164,6 +168,7 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.mfma = m[8].matched ? std::stoi(m[8]) : 0;
   cell.cluster_m = m[9].matched ? std::stoi(m[9]) : 1;
   cell.cluster_n = m[10].matched ? std::stoi(m[10]) : 1;
+  cell.tma_store = m[11].matched;
   return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1;
 }
 
@@ -220,17 +225,19 @@ std::string check_wgmma_tma(const Cell& cell) {
 }
 
 // GemmWgmmaWsBlock: one or two consumer warpgroups of 64 rows of A (BM = 64, warps 4x1, or BM =
-// 128, warps 8x1: the producer warpgroup is not in them), BN in 128-row wgmma sub-tiles, one
-// 128-byte swizzle atom of K per stage, clusters of 2 or 4 along one dimension (their multicast
-// slices, 16 rows at least, are whole 8-row swizzle atoms), the ring and its barriers within shared
-// memory (the epilogue stores from registers).
+// 128, warps 8x1: the producer warpgroup is not in them), BN one wgmma N (64, 128, 192) or two
+// N = 128 sub-tiles, one 128-byte swizzle atom of K per stage, clusters of 2 or 4 along one
+// dimension (their multicast slices, 16 rows at least, are whole 8-row swizzle atoms), the ring,
+// its barriers and, with the TMA-store epilogue (:st), two 64-row x 128-byte chunk buffers per
+// consumer warpgroup within shared memory.
 std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
   if (cell.ab != "e4m3fn") return "the warp-specialised wgmma block computes e4m3fn only";
   if (!((cell.bm == 64 && cell.wm == 4) || (cell.bm == 128 && cell.wm == 8)) || cell.wn != 1 || cell.wk != 1)
     return "the warp-specialised block is one or two consumer warpgroups of 64 rows of A: tile 64xBNx128:4x1 or "
            "128xBNx128:8x1";
-  if (cell.bn != 64 && cell.bn != 128 && cell.bn != 256)
-    return "BN=" + std::to_string(cell.bn) + ": the warp-specialised block's N is one wgmma N=64 or one or two N=128 sub-tiles";
+  if (cell.bn != 64 && cell.bn != 128 && cell.bn != 192 && cell.bn != 256)
+    return "BN=" + std::to_string(cell.bn) +
+           ": the warp-specialised block's N is one wgmma N (64, 128, 192) or two N=128 sub-tiles (256)";
   if (cell.bk != 128) return "BK=" + std::to_string(cell.bk) + ": a warp-specialised stage is one 128-byte swizzle atom of K";
   if (cell.stages < 2) return "a TMA ring needs 2 stages at least";
   const int cluster = cell.cluster_m * cell.cluster_n;
@@ -239,7 +246,8 @@ std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
            ": the warp-specialised block groups 2 or 4 blocks along M (:c2x1, :c4x1) or along N (:c1x2, :c1x4), or none";
   align_elems = 16;
   const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
-  return smem_rejection(cell, cell.stages * stage + (cluster > 1 ? 3 : 2) * cell.stages * 8 + align, 0);
+  const int store_chunks = cell.tma_store ? (cell.bm / 64) * 2 * 64 * 128 : 0;  // GemmWgmmaWsBlock::store_bytes
+  return smem_rejection(cell, cell.stages * stage + store_chunks + (cluster > 1 ? 3 : 2) * cell.stages * 8 + align, 0);
 }
 
 // GemmWgmmaBlock: warpgroups (4 warps each) along N, one per 64 rows of B, per k-group; the block's M is
@@ -397,7 +405,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       "fly::Layout<fly::Shape<fly::Int<" + std::to_string(cell.wm) + ">, fly::Int<" + std::to_string(cell.wn) +
       ">, fly::Int<" + std::to_string(cell.wk) + ">>>";
   const std::string tile = std::to_string(cell.bm) + ", " + std::to_string(cell.bn) + ", " + std::to_string(cell.bk);
-  f << "// Generated by fly_gemm_generator from src/kernels/gemm/variants.txt. Do not edit.\n";
+  f << "// Generated by fly_gemm_generator from src/kernels/gemm/variants*.txt. Do not edit.\n";
   f << "// " << cell.name() << "\n";
   if (!cuda) f << "#include <hip/hip_runtime.h>\n";
   f << "#include \"fly/arch/copy_gfx942.hpp\"\n#include \"fly/atom/mma_traits_" << (cuda ? "sm90" : "gfx942") << ".hpp\"\n";
@@ -417,7 +425,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << copy.bits << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.ws) {
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
-      << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d) << ">;\n";
+      << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d) << (cell.tma_store ? ", true" : "")
+      << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
       << kDtypeCpp.at(cell.d) << ">;\n";
@@ -439,7 +448,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << "  fly::kernels::warm_b_then_wait<Block>(args.p, "
       << (copy.ws ? "Block::first_n0(args.p, int(blockIdx.x), int(gridDim.x))" : "int64_t(blockIdx.y) * Block::BN")
       << ", int(threadIdx.x));\n"
-      << (copy.ws ? "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(gridDim.x), int(threadIdx.x));\n}\n\n"
+      << (copy.ws ? "  Block::run(args.a, args.b, args.d_by_tma ? &args.d : nullptr, args.p, smem, int(blockIdx.x), "
+                    "int(gridDim.x), int(threadIdx.x));\n}\n\n"
                   : "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n")
       << "fly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
       << "  return fly::kernels::" << (copy.ws ? "launch_tma_persistent_cuda" : "launch_tma_cuda") << "<Block>("
@@ -471,8 +481,8 @@ int main(int argc, char** argv) {
   if (!fly::gen::parse_options(argc, argv, {{"table", &table}, {"out", &out}, {"filter", &filter}, {"targets", &targets},
                                             {"registry", &registry_targets}}) ||
       table.empty() || out.empty()) {
-    std::cerr << "usage: fly_gemm_generator --table <variants.txt> --out <dir> [--filter <regex>] [--targets t,..] "
-                 "[--registry t,..]\n";
+    std::cerr << "usage: fly_gemm_generator --table <variants.txt>[,<more.txt>..] --out <dir> [--filter <regex>] "
+                 "[--targets t,..] [--registry t,..]\n";
     return 2;
   }
   const auto mmas = mma_table();
@@ -484,60 +494,66 @@ int main(int argc, char** argv) {
   fly::gen::Emitter emit(filter);
   std::vector<std::pair<Cell, int>> registry;
   // columns: target ab d-list tile-list copy-list
-  const bool ok = fly::gen::for_each_row(table, 5, [&](int lineno, const std::vector<std::string>& row) {
-    auto mma_it = mmas.find(row[0] + "/" + row[1]);
-    if (mma_it == mmas.end()) {
-      std::cerr << table << ":" << lineno << ": no MMA atom for " << row[0] << "/" << row[1] << "\n";
-      return false;
-    }
-    if (!has(enabled, row[0])) return true;
-    for (const auto& v : fly::gen::expand(row)) {
-      Cell cell;
-      cell.target = v[0];
-      cell.ab = v[1];
-      cell.d = v[2];
-      cell.copy = v[4];
-      if (!parse_tile(v[3], cell) || !kDtypeCpp.count(cell.d) || !kCopies.count(cell.copy)) {
-        std::cerr << table << ":" << lineno << ": bad cell " << v[2] << " " << v[3] << " " << v[4] << "\n";
+  auto expand_table = [&](const std::string& table) {
+    return fly::gen::for_each_row(table, 5, [&](int lineno, const std::vector<std::string>& row) {
+      auto mma_it = mmas.find(row[0] + "/" + row[1]);
+      if (mma_it == mmas.end()) {
+        std::cerr << table << ":" << lineno << ": no MMA atom for " << row[0] << "/" << row[1] << "\n";
         return false;
       }
-      if (!emit.wanted(cell.name())) continue;
-      int align = 1;
-      std::string why;
-      const MmaInfo* mma = &mma_it->second;
-      if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
-        const std::string mfma = std::to_string(cell.mfma ? cell.mfma : 16);
-        auto lds_it = mmas.find(row[0] + "/" + row[1] + "/lds" + mfma);
-        if (lds_it == mmas.end()) {
-          emit.reject(cell.name(), "no " + mfma + "x" + mfma + " MFMA for " + cell.ab + " in the LDS pipeline");
+      if (!has(enabled, row[0])) return true;
+      for (const auto& v : fly::gen::expand(row)) {
+        Cell cell;
+        cell.target = v[0];
+        cell.ab = v[1];
+        cell.d = v[2];
+        cell.copy = v[4];
+        if (!parse_tile(v[3], cell) || !kDtypeCpp.count(cell.d) || !kCopies.count(cell.copy)) {
+          std::cerr << table << ":" << lineno << ": bad cell " << v[2] << " " << v[3] << " " << v[4] << "\n";
+          return false;
+        }
+        if (!emit.wanted(cell.name())) continue;
+        int align = 1;
+        std::string why;
+        const MmaInfo* mma = &mma_it->second;
+        if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
+          const std::string mfma = std::to_string(cell.mfma ? cell.mfma : 16);
+          auto lds_it = mmas.find(row[0] + "/" + row[1] + "/lds" + mfma);
+          if (lds_it == mmas.end()) {
+            emit.reject(cell.name(), "no " + mfma + "x" + mfma + " MFMA for " + cell.ab + " in the LDS pipeline");
+            continue;
+          }
+          mma = &lds_it->second;
+        } else if (cell.tma_store && !kCopies.at(cell.copy).ws) {
+          emit.reject(cell.name(), "the TMA-store epilogue (:st) is the persistent block's (tmaws)");
+          continue;
+        } else if (cell.cluster_m * cell.cluster_n != 1 && !kCopies.at(cell.copy).ws) {
+          emit.reject(cell.name(), "clusters (:c" + std::to_string(cell.cluster_m) + "x" + std::to_string(cell.cluster_n) +
+                                       ") are the persistent block's (tmaws)");
+          continue;
+        } else if (cell.mfma) {
+          emit.reject(cell.name(), "the MFMA choice :m" + std::to_string(cell.mfma) + " is for the LDS pipeline (lds128, lds64)");
           continue;
         }
-        mma = &lds_it->second;
-      } else if (cell.cluster_m * cell.cluster_n != 1 && !kCopies.at(cell.copy).ws) {
-        emit.reject(cell.name(), "clusters (:c" + std::to_string(cell.cluster_m) + "x" + std::to_string(cell.cluster_n) +
-                                     ") are the persistent block's (tmaws)");
-        continue;
-      } else if (cell.mfma) {
-        emit.reject(cell.name(), "the MFMA choice :m" + std::to_string(cell.mfma) + " is for the LDS pipeline (lds128, lds64)");
-        continue;
+        try {
+          why = check(cell, *mma, kCopies.at(cell.copy), align);
+        } catch (const std::exception& e) {
+          why = std::string("the layout algebra rejects the tiling: ") + e.what();
+        }
+        if (!why.empty()) {
+          emit.reject(cell.name(), why);
+          continue;
+        }
+        const std::string path = out + "/" + cell.name() + (cell.target == "sm90a" ? ".cu" : ".hip");
+        write_tu(path, cell, *mma, kCopies.at(cell.copy));
+        emit.file(cell.target, path);
+        if (has(linked, cell.target)) registry.emplace_back(cell, align);
       }
-      try {
-        why = check(cell, *mma, kCopies.at(cell.copy), align);
-      } catch (const std::exception& e) {
-        why = std::string("the layout algebra rejects the tiling: ") + e.what();
-      }
-      if (!why.empty()) {
-        emit.reject(cell.name(), why);
-        continue;
-      }
-      const std::string path = out + "/" + cell.name() + (cell.target == "sm90a" ? ".cu" : ".hip");
-      write_tu(path, cell, *mma, kCopies.at(cell.copy));
-      emit.file(cell.target, path);
-      if (has(linked, cell.target)) registry.emplace_back(cell, align);
-    }
-    return true;
-  });
-  if (!ok) return 2;
+      return true;
+    });
+  };
+  for (const auto& t : split(table, ','))
+    if (!expand_table(t)) return 2;
   // the registry of the variants whose launch functions are linked into libfly
   const std::string reg_path = out + "/gemm_registry_generated.cpp";
   std::ofstream r(reg_path);

@@ -1,0 +1,31 @@
+// Where a warpgroup's wgmma results wait for the TMA store (GemmWgmmaWsBlock's TmaStore epilogue):
+// the warpgroup's 64 x BN tile of D leaves in chunks of 64 rows x 128 bytes (128 / sizeof(TD)
+// columns), one TMA box each, staged in shared memory in the box's 128-byte swizzle (CuTe's
+// Swizzle<3,4,3> of the row-major byte offset, the layout the TMA reads: 1024-byte aligned). A
+// thread writes its fragment's two adjacent columns as one 4- or 8-byte store; under the swizzle
+// the eight rows a warp writes per instruction fall in different 16-byte chunks, so bf16 and f16
+// pairs take one shared-memory wavefront and f32 pairs two (the least for 256 bytes).
+// Plain C++ beside the kernel: test/kernels/test_gemm_tma_store.cpp checks the layout on the host.
+#pragma once
+
+#include "fly/layout/config.hpp"
+#include "fly/layout/swizzle.hpp"
+
+namespace fly::kernels {
+
+template <class TD>
+struct TmaStoreChunk {
+  static constexpr int rows = 64, row_bytes = 128, bytes = rows * row_bytes;
+  static constexpr int cols = row_bytes / int(sizeof(TD));  // columns of D a chunk holds
+  static constexpr int pairs_per_row = cols / 8;             // a thread's column pairs per fragment row
+
+  // Byte offset in the chunk of thread t's pair (jj, h), t in [0, 128): its wgmma D fragment puts the
+  // pair at row 16 (t / 32) + (t % 32) / 4 + 8 h and columns 8 jj + 2 (t % 4) + {0, 1} of the chunk.
+  FLY_HD static int pair_offset(int t, int jj, int h) {
+    const int row = 16 * (t / 32) + (t % 32) / 4 + 8 * h;
+    const int col = 8 * jj + 2 * (t % 4);
+    return Swizzle<3, 4, 3>{}(row * row_bytes + col * int(sizeof(TD)));
+  }
+};
+
+}  // namespace fly::kernels
