@@ -74,6 +74,20 @@ class Emitter {
   void reject(const std::string& name, const std::string& why) { std::cout << "reject " << name << ": " << why << "\n"; }
   void file(const std::string& target, const std::string& path) { std::cout << "file " << target << " " << path << "\n"; }
   void registry(const std::string& path, size_t count) { std::cout << "registry " << path << " " << count << "\n"; }
+  // Runs a cell's rules (`check` returns why the cell is invalid, empty if it is; the layout
+  // algebra may throw). True when the cell is accepted; otherwise it is printed as rejected.
+  template <class Check>
+  bool accept(const std::string& name, Check&& check) {
+    std::string why;
+    try {
+      why = check();
+    } catch (const std::exception& e) {
+      why = std::string("the layout algebra rejects the tiling: ") + e.what();
+    }
+    if (why.empty()) return true;
+    reject(name, why);
+    return false;
+  }
 
  private:
   std::regex keep_;

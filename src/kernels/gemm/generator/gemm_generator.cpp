@@ -514,7 +514,6 @@ int main(int argc, char** argv) {
         }
         if (!emit.wanted(cell.name())) continue;
         int align = 1;
-        std::string why;
         const MmaInfo* mma = &mma_it->second;
         if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
           const std::string mfma = std::to_string(cell.mfma ? cell.mfma : 16);
@@ -535,15 +534,7 @@ int main(int argc, char** argv) {
           emit.reject(cell.name(), "the MFMA choice :m" + std::to_string(cell.mfma) + " is for the LDS pipeline (lds128, lds64)");
           continue;
         }
-        try {
-          why = check(cell, *mma, kCopies.at(cell.copy), align);
-        } catch (const std::exception& e) {
-          why = std::string("the layout algebra rejects the tiling: ") + e.what();
-        }
-        if (!why.empty()) {
-          emit.reject(cell.name(), why);
-          continue;
-        }
+        if (!emit.accept(cell.name(), [&] { return check(cell, *mma, kCopies.at(cell.copy), align); })) continue;
         const std::string path = out + "/" + cell.name() + (cell.target == "sm90a" ? ".cu" : ".hip");
         write_tu(path, cell, *mma, kCopies.at(cell.copy));
         emit.file(cell.target, path);

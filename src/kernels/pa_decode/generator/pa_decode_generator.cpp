@@ -309,16 +309,7 @@ int main(int argc, char** argv) {
         return false;
       }
       if (!has(enabled, c.target) || !emit.wanted(c.name())) continue;
-      std::string why;
-      try {
-        why = check(c);
-      } catch (const std::exception& e) {
-        why = std::string("the layout algebra rejects the tiling: ") + e.what();
-      }
-      if (!why.empty()) {
-        emit.reject(c.name(), why);
-        continue;
-      }
+      if (!emit.accept(c.name(), [&] { return check(c); })) continue;
       const std::string path = out + "/" + c.name() + (c.target == "gfx942" ? ".hip" : ".cu");
       write_tu(path, c);
       emit.file(c.target, path);
