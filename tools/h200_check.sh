@@ -21,7 +21,9 @@
 # seen, instead of leaving the GPU rows out. After fly_bench, bench/peers.py times the peers on the
 # same shapes (torch._scaled_mm, torch.mm, and cuDNN SDPA through bench/pa_decode_sdpa.py): peers.txt;
 # bench/report.py then writes the report (performance.md and its plots) into report.tar.gz.
-# TESTS (a ctest regex, or "skip") narrows the tests for a development run. NCU="<fly_bench filter> ..."
+# TESTS (a ctest regex, or "skip") narrows the tests for a development run; GEMM_TEST_TIMEOUT
+# (seconds, default 300) is how long ctest lets a GEMM GPU test run before it kills it (a kernel
+# that hangs: the library's own barrier waits do not trap). NCU="<fly_bench filter> ..."
 # profiles the first call's paged-decode kernels of each filter's rows with Nsight Compute (ncu.txt);
 # NCU_SOURCE=1 adds, per row, the decode kernel's stall samples per SASS instruction
 # (logs/ncu_source_<row>.csv, ncu's source page; the report beside it). PA_COMPARE="<variant> ..." adds, after
@@ -98,6 +100,7 @@ portable=ON
 [[ $sanitize == 1 ]] && portable=OFF
 cmake --preset cuda -DCMAKE_CUDA_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= "-DFLY_PORTABLE_TESTS=$portable" \
   "-DFLY_GEMM_FILTER=${GEMM_FILTER:-.*}" "-DFLY_PA_DECODE_FILTER=${PA_FILTER:-.*}" "-DFLY_GEMM_TRIAL=${TRIAL:-0}" \
+  "-DFLY_GEMM_GPU_TEST_TIMEOUT=${GEMM_TEST_TIMEOUT:-300}" \
   >"$logs/configure.log" 2>&1 || status=1
 if [[ $sanitize == 1 ]]; then
   gpu_tests=(test_gemm_capi_cuda test_gemm_variants_cuda test_gemm_fp8_accuracy_cuda test_pa_decode_cuda test_copy_cuda

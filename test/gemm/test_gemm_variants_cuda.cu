@@ -32,6 +32,7 @@
 #include "gemm/gemm_launch_tma_cuda.hpp"
 #include "gemm/gemm_registry.hpp"
 #include "gemm_wgmma_tma_kernel.hpp"
+#include "gemm_wgmma_ws_kernel.hpp"
 
 namespace {
 using fly::dispatch::GemmProblem;
@@ -263,10 +264,43 @@ TEST(GemmVariantsCuda, TmaStoreEpilogueWritesExactlyD) {
     run_variant(v, 2 * v.bm + 3, v.bn + 5, k, seed++, Data::random, 0.f, false, aligned_ldd(v.bn + 5));
     run_variant(v, 1, 3 * v.bn - 1, v.align_elems, seed++, Data::exact, 0.f, false, aligned_ldd(3 * v.bn - 1));
     run_variant(v, v.bm + 3, walk_n, k, seed++, Data::random, 0.f, false, aligned_ldd(walk_n));
+    if (fly::kernels::gemm_programmatic_launch(v.ab_type))  // the boxes of a launch behind a late writer
+      run_variant(v, 2 * v.bm + 3, v.bn + 5, 3 * v.bk + v.align_elems, seed++, Data::exact, 0.f, true,
+                  aligned_ldd(v.bn + 5));
     if (HasFatalFailure()) return;
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "SKIPPED: no TMA-store (_st) variant compiled in (they are on trial: FLY_GEMM_TRIAL=ON)";
+}
+
+// The launcher gives a TMA-store block D's tensor map (the kernel then stores through boxes) exactly
+// where gemm_store_box allows it, the driver encoding the map; every other call stores directly.
+// Without this, a map the driver refused would fall back silently and the tests above would pass
+// on the direct stores. The blocks' constants only: no trial cell needs to be built.
+TEST(GemmVariantsCuda, TmaStoreMapIsMadeWhereTheRuleAllows) {
+  FLY_SKIP_WITHOUT_GPU();
+  void* d = nullptr;
+  CUDA_OK(cudaMalloc(&d, 1 << 22));
+  auto made = [&](auto block, fly_dtype_t type, float beta, int64_t ldd, int offset) {
+    using Block = decltype(block);
+    GemmProblem p{300, 1000, 128, 128, 128, ldd, ldd, FLY_DTYPE_E4M3FN, FLY_DTYPE_E4M3FN, type, type, 1.f, beta,
+                  d, d, d, static_cast<char*>(d) + offset, nullptr, nullptr};
+    fly::kernels::GemmTmaArgs args{};
+    fly::kernels::make_gemm_store_map<Block>(p, args);
+    return args.d_by_tma;
+  };
+  using Bf16 = fly::kernels::GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16, true>;
+  using F32 = fly::kernels::GemmWgmmaWsBlock<128, 192, 4, 1, 1, float, true>;
+  using Direct = fly::kernels::GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16, false>;
+  EXPECT_TRUE(made(Bf16{}, FLY_DTYPE_BF16, 0.f, 1000, 0));
+  EXPECT_TRUE(made(F32{}, FLY_DTYPE_F32, 0.f, 1004, 0));
+  EXPECT_TRUE(made(Bf16{}, FLY_DTYPE_BF16, 0.f, 1000, 16));
+  EXPECT_FALSE(made(Bf16{}, FLY_DTYPE_BF16, 2.f, 1000, 0)) << "beta != 0";
+  EXPECT_FALSE(made(Bf16{}, FLY_DTYPE_BF16, 0.f, 1005, 0)) << "rows not 16-byte aligned";
+  EXPECT_FALSE(made(F32{}, FLY_DTYPE_F32, 0.f, 1002, 0)) << "rows not 16-byte aligned";
+  EXPECT_FALSE(made(Bf16{}, FLY_DTYPE_BF16, 0.f, 1000, 2)) << "D not 16-byte aligned";
+  EXPECT_FALSE(made(Direct{}, FLY_DTYPE_BF16, 0.f, 1000, 0)) << "a block without the TMA store";
+  CUDA_OK(cudaFree(d));
 }
 
 // `v`'s launcher refuses m x n x k (dense leading dimensions over the 1 KB `buffer`, which it must

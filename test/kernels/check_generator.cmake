@@ -52,6 +52,8 @@ set(expect
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x64x128_w4x1_tmaws_s12_c1x2_st.cu"
   "reject gemm_sm90a_e4m3fn_bf16_128x192x128_w8x1_tmaws_s5_st: 5 stages need 238672 bytes of shared memory"
   "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
+  "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
+  "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_c2x1: clusters .:c2x1. are the persistent block's .tmaws."
   "reject gemm_sm90a_e4m3fn_bf16_128x128x256_w8x1_tmaws_s4: BK=256: a warp-specialised stage is one 128-byte swizzle atom of K"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s1: a TMA ring needs 2 stages at least"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s5: 5 stages need 246864 bytes of shared memory"

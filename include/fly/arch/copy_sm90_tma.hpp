@@ -247,6 +247,8 @@ struct SM90_TMA_STORE_2D {
 FLY_HOST_DEVICE inline void tma_store_commit() {
 #if defined(FLY_ARCH_MMA_SM90_ENABLED)
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#else
+  detail::arch_unavailable_sm90();
 #endif
 }
 
@@ -255,6 +257,8 @@ template <int Pending>
 FLY_HOST_DEVICE inline void tma_store_wait_read() {
 #if defined(FLY_ARCH_MMA_SM90_ENABLED)
   asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
+#else
+  detail::arch_unavailable_sm90();
 #endif
 }
 
@@ -262,6 +266,8 @@ FLY_HOST_DEVICE inline void tma_store_wait_read() {
 FLY_HOST_DEVICE inline void tma_store_wait_all() {
 #if defined(FLY_ARCH_MMA_SM90_ENABLED)
   asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#else
+  detail::arch_unavailable_sm90();
 #endif
 }
 

@@ -16,6 +16,7 @@
 #include "gemm_epilogue.hpp"
 #include "gemm_launch_cuda.hpp"
 #include "gemm_registry.hpp"
+#include "gemm_store_box.hpp"
 #include "status_internal.hpp"
 #include "tma_desc_cuda.hpp"
 
@@ -56,16 +57,15 @@ fly_status_t make_gemm_tma_args(const fly::dispatch::GemmProblem& problem, GemmT
 }
 
 // D's tensor map for a TmaStore block (GemmWgmmaWsBlock's `:st` cells), in boxes of one store
-// chunk: only where beta = 0 (the boxes carry no C) and D's base and rows are 16-byte aligned.
-// Otherwise, or where the driver cannot encode it, the block stores D directly (d_by_tma false).
+// chunk, where gemm_store_box allows it (beta = 0, D's base and rows 16-byte aligned). Otherwise,
+// or where the driver cannot encode it, the block stores D directly (d_by_tma false).
 template <class Block>
 void make_gemm_store_map(const fly::dispatch::GemmProblem& problem, GemmTmaArgs& args) {
   if constexpr (Block::tma_store) {
     using Chunk = typename Block::StoreChunk;
-    constexpr int elem = Chunk::row_bytes / Chunk::cols;  // D's element
-    args.d_by_tma = problem.beta == 0.f &&
-                    try_make_tma_desc_2d(&args.d, {problem.D, problem.m, problem.n * elem, problem.ldd * elem,
-                                                   Chunk::rows, Chunk::row_bytes, elem});
+    TmaBox2d box;
+    args.d_by_tma = gemm_store_box(problem, Chunk::rows, Chunk::row_bytes, Chunk::row_bytes / Chunk::cols, box) &&
+                    try_make_tma_desc_2d(&args.d, box);
   }
 }
 
@@ -83,7 +83,7 @@ fly_status_t allow_tma_block_smem(Kernel kernel) {
 // the shared-memory opt-in is remembered per Block.
 template <class Block>
 fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::GemmProblem& problem, void* stream) {
-  GemmTmaArgs args;
+  GemmTmaArgs args{};
   if (fly_status_t s = make_gemm_tma_args<Block>(problem, args); s != FLY_STATUS_SUCCESS) return s;
   const unsigned n_blocks = unsigned((problem.n + Block::BN - 1) / Block::BN);
   const unsigned clusters = (n_blocks + Block::cluster_n - 1) / Block::cluster_n;
@@ -117,7 +117,7 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
 template <class Block>
 fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::GemmProblem& problem,
                                         void* stream) {
-  GemmTmaArgs args;
+  GemmTmaArgs args{};
   if (fly_status_t s = make_gemm_tma_args<Block>(problem, args); s != FLY_STATUS_SUCCESS) return s;
   make_gemm_store_map<Block>(problem, args);
   if (fly_status_t s = allow_tma_block_smem<Block>(kernel); s != FLY_STATUS_SUCCESS) return s;

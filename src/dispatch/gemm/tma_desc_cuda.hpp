@@ -45,11 +45,11 @@ inline fly_status_t make_tma_desc_2d(CUtensorMap* map, const TmaBox2d& b) {
   return FLY_STATUS_SUCCESS;
 }
 
-// A tensor map for a box the caller can do without (the TMA-store epilogue, which stores directly
-// otherwise): true when it was encoded; no status, no message.
+// A tensor map for a box that tma_box_rejection accepted and the caller can do without (the
+// TMA-store epilogue, which stores directly otherwise): true when it was encoded; no status, no message.
 inline bool try_make_tma_desc_2d(CUtensorMap* map, const TmaBox2d& b) {
   PFN_cuTensorMapEncodeTiled_v12000 const encode = fly::dispatch::tensor_map_encoder();
-  return tma_box_rejection(b).empty() && encode != nullptr && encode_tma_desc_2d(map, b, encode) == CUDA_SUCCESS;
+  return encode != nullptr && encode_tma_desc_2d(map, b, encode) == CUDA_SUCCESS;
 }
 
 }  // namespace fly::kernels

@@ -7,21 +7,21 @@
 // mbarrier per stage counts the bytes landing, an "empty" one the consumer warpgroups done with
 // it. The producer runs on into the next tile while the consumers store the last one. Warpgroups
 // 1 .. BM/64 are the consumers: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
-// m64nNk32 (A's rows as wgmma's M, B's rows as its N: N = BN up to 128, else BN / 128 sub-tiles of
-// 128), both operands read from the 128-byte swizzled K-major stages. With two consumers (BM =
+// m64nNk32 (A's rows as wgmma's M, B's rows as its N: N = BN for BN = 64, 128 or 192, else two
+// sub-tiles of 128), both operands read from the 128-byte swizzled K-major stages. With two consumers (BM =
 // 128) the producer gives most of its registers to them (setmaxnreg); with one (BM = 64, decode
 // shapes: no 128-row tile is half empty) each of the 256 threads has up to 255 already.
 //
 // fp32 accumulation: each sub-tile's k-tile (128 of K, four k-steps) runs into a partial
 // accumulator (its first wgmma overwrites it, scale-d = 0) that is then added into the sub-tile's
-// fp32 total. With one sub-tile (BN <= 128) there are two partials: k-tile kt's batch is issued,
+// fp32 total. With one sub-tile of BN <= 128 there are two partials: k-tile kt's batch is issued,
 // then k-tile kt - 1's (wait_group 1) is added while kt runs, so a warpgroup always has tensor
-// work queued. With two (BN = 256) the totals leave room for one partial only: each batch is
-// drained (wait_group 0) and added, and the other consumer warpgroup's batch covers the drain
-// (DeepGEMM's scheme). Either way nothing but wgmma defines a partial and every read of one is an
+// work queued. With two (BN = 256), or one of 192, the totals leave room for one partial only:
+// each batch is drained (wait_group 0) and added, and the other consumer warpgroup's batch covers
+// the drain (DeepGEMM's scheme). Either way nothing but wgmma defines a partial and every read of one is an
 // asm statement (gmma::AddAccumulators), so ptxas keeps the wgmmas asynchronous (no C7515, unlike
 // the fenced promotion of gemm_wgmma_tile.hpp). Registers per consumer thread: BN / 2 floats of
-// totals and 64 or 2 x 32..64 of partials.
+// totals and 64, 96 or 2 x 32..64 of partials.
 //
 // Clusters of two or four blocks: along M (ClusterM > 1) the blocks take consecutive M-tiles of
 // the same N-tile and share its B tile: each loads 1 / ClusterM of B's rows and multicasts them to
@@ -127,7 +127,9 @@ struct GemmWgmmaWsBlock {
     if (thr == 0) {
       prefetch_tma_descriptor(&map_a);
       prefetch_tma_descriptor(&map_b);
-      if (tma_store && map_d != nullptr) prefetch_tma_descriptor(map_d);
+      if constexpr (tma_store) {
+        if (map_d != nullptr) prefetch_tma_descriptor(map_d);
+      }
       Ring::init(full, consumers);  // empty: one arrival per consumer warpgroup
     }
     Ring::sync_after_init();
@@ -233,15 +235,19 @@ FLY_UNROLL
       } else {
         mainloop_drained(total, part[0], ring, full, empty, work.k_tiles, it, group, thr);
       }
-      if (tma_store && map_d != nullptr) {
-        store_by_tma(total, p, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored,
-                     m0 + group * 64, n0, thr % 128, group);
-      } else {
-        store(total, p, m0 + group * 64, n0, thr % 128);
+      if constexpr (tma_store) {
+        if (map_d != nullptr) {
+          store_by_tma(total, p, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored,
+                       m0 + group * 64, n0, thr % 128, group);
+          continue;
+        }
       }
+      store(total, p, m0 + group * 64, n0, thr % 128);
     }
     // the chunk buffers stay in use until the TMA has read them, and D is written before the grid ends
-    if (tma_store && map_d != nullptr && thr % 128 == 0) tma_store_wait_all();
+    if constexpr (tma_store) {
+      if (map_d != nullptr && thr % 128 == 0) tma_store_wait_all();
+    }
   }
 
   // One k-tile's four k-steps of one sub-tile into `part`, overwriting it (scale-d = 0). No compiler
@@ -308,8 +314,8 @@ FLY_UNROLL
     }
   }
 
-  // BN = 2 sub_n: each sub-tile's k-tile drained (wait_group 0) and added before the next is issued
-  // (two partials and the totals would not fit a consumer's registers).
+  // Two sub-tiles (BN = 256) or one of 192: each sub-tile's k-tile drained (wait_group 0) and added
+  // before the next is issued (two partials and the totals would not fit a consumer's registers).
   __device__ static void mainloop_drained(float (&total)[subs][acc_size], float (&part)[acc_size], uint32_t ring,
                                           uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int group,
                                           int thr) {
@@ -338,7 +344,10 @@ FLY_UNROLL
     struct alignas(2 * sizeof(TD)) Pair {
       TD x, y;
     };
-    const float scale = epilogue_scale(p);
+    // rows or columns wholly past D (a short last M-tile's second warpgroup, a cluster's tile past
+    // the edge): nothing to store, and the same for every thread of the warpgroup
+    if (m0 >= p.m || n0 >= p.n) return;
+    const float scale = epilogue_scale(p);  // beta is 0: the launcher gives no map otherwise
     const uint32_t barrier = 1 + group, threads = 128;  // named barrier 0 is __syncthreads'
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {

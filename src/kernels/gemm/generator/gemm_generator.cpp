@@ -515,6 +515,15 @@ int main(int argc, char** argv) {
         if (!emit.wanted(cell.name())) continue;
         int align = 1;
         const MmaInfo* mma = &mma_it->second;
+        if (cell.tma_store && !kCopies.at(cell.copy).ws) {
+          emit.reject(cell.name(), "the TMA-store epilogue (:st) is the persistent block's (tmaws)");
+          continue;
+        }
+        if (cell.cluster_m * cell.cluster_n != 1 && !kCopies.at(cell.copy).ws) {
+          emit.reject(cell.name(), "clusters (:c" + std::to_string(cell.cluster_m) + "x" + std::to_string(cell.cluster_n) +
+                                       ") are the persistent block's (tmaws)");
+          continue;
+        }
         if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
           const std::string mfma = std::to_string(cell.mfma ? cell.mfma : 16);
           auto lds_it = mmas.find(row[0] + "/" + row[1] + "/lds" + mfma);
@@ -523,13 +532,6 @@ int main(int argc, char** argv) {
             continue;
           }
           mma = &lds_it->second;
-        } else if (cell.tma_store && !kCopies.at(cell.copy).ws) {
-          emit.reject(cell.name(), "the TMA-store epilogue (:st) is the persistent block's (tmaws)");
-          continue;
-        } else if (cell.cluster_m * cell.cluster_n != 1 && !kCopies.at(cell.copy).ws) {
-          emit.reject(cell.name(), "clusters (:c" + std::to_string(cell.cluster_m) + "x" + std::to_string(cell.cluster_n) +
-                                       ") are the persistent block's (tmaws)");
-          continue;
         } else if (cell.mfma) {
           emit.reject(cell.name(), "the MFMA choice :m" + std::to_string(cell.mfma) + " is for the LDS pipeline (lds128, lds64)");
           continue;
