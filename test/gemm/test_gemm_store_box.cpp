@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "fake_problem.hpp"
 #include "gemm/gemm_store_box.hpp"
 
 namespace {
@@ -14,11 +15,9 @@ using fly::kernels::TmaBox2d;
 
 alignas(256) unsigned char g_d[64];
 
+// m x n over D = d with row pitch ldd (fake_problem's other fields; nothing is dereferenced)
 GemmProblem problem(int64_t m, int64_t n, int64_t ldd, float beta, void* d) {
-  GemmProblem p{};
-  p.m = m;
-  p.n = n;
-  p.k = 128;
+  GemmProblem p = fly_test::fake_problem(m, n, 128);
   p.ldd = ldd;
   p.beta = beta;
   p.D = d;
