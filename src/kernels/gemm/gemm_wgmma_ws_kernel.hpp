@@ -8,9 +8,10 @@
 // it. The producer runs on into the next tile while the consumers store the last one. Warpgroups
 // 1 .. BM/64 are the consumers: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
 // m64nNk32 (A's rows as wgmma's M, B's rows as its N: N = BN for BN = 64, 128 or 192, else two
-// sub-tiles of 128), both operands read from the 128-byte swizzled K-major stages. With two consumers (BM =
-// 128) the producer gives most of its registers to them (setmaxnreg); with one (BM = 64, decode
-// shapes: no 128-row tile is half empty) each of the 256 threads has up to 255 already.
+// sub-tiles of 128), both operands read from the 128-byte swizzled K-major stages. With two
+// consumers (BM = 128) the producer gives most of its registers to them (setmaxnreg); with one
+// (BM = 64, decode shapes: no 128-row tile is half empty) each of the 256 threads has up to 255
+// already.
 //
 // fp32 accumulation: each sub-tile's k-tile (128 of K, four k-steps) runs into a partial
 // accumulator (its first wgmma overwrites it, scale-d = 0) that is then added into the sub-tile's
@@ -18,9 +19,9 @@
 // then k-tile kt - 1's (wait_group 1) is added while kt runs, so a warpgroup always has tensor
 // work queued. With two (BN = 256), or one of 192, the totals leave room for one partial only:
 // each batch is drained (wait_group 0) and added, and the other consumer warpgroup's batch covers
-// the drain (DeepGEMM's scheme). Either way nothing but wgmma defines a partial and every read of one is an
-// asm statement (gmma::AddAccumulators), so ptxas keeps the wgmmas asynchronous (no C7515, unlike
-// the fenced promotion of gemm_wgmma_tile.hpp). Registers per consumer thread: BN / 2 floats of
+// the drain (DeepGEMM's scheme). Either way nothing but wgmma defines a partial and every read of
+// one is an asm statement (gmma::AddAccumulators), so ptxas keeps the wgmmas asynchronous (no
+// C7515, unlike the fenced promotion of gemm_wgmma_tile.hpp). Registers per consumer thread: BN / 2 floats of
 // totals and 64, 96 or 2 x 32..64 of partials.
 //
 // Clusters of two or four blocks: along M (ClusterM > 1) the blocks take consecutive M-tiles of
