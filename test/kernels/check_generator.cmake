@@ -54,6 +54,11 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
   "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
   "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_c2x1: clusters .:c2x1. are the persistent block's .tmaws."
+  "file sm90a [^\n]*/gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s3_b4.cu"
+  "reject gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s4_b4: :b4: 4 blocks of 73728 bytes of shared memory .and 1 KB each reserved. exceed an SM's 233472"
+  "reject gemm_sm90a_f32_f32_16x32x64_w1x32x8_cpasync128_s2_b8: :b8: a cap of 32 registers leaves no room beside 16 accumulators a thread"
+  "reject gemm_sm90a_f32_f32_64x64x16_w16x16_cpasync128_s2_b9: :b9: 9 blocks of 256 threads exceed an SM's 2048"
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_b2: the register cap .:b2. is for the cp.async blocks .cpasync128."
   "reject gemm_sm90a_e4m3fn_bf16_128x128x256_w8x1_tmaws_s4: BK=256: a warp-specialised stage is one 128-byte swizzle atom of K"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s1: a TMA ring needs 2 stages at least"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s5: 5 stages need 246864 bytes of shared memory"
@@ -75,5 +80,5 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
-  "registry [^\n]* 16\n")
+  "registry [^\n]* 17\n")
 fly_check_generator_output("${out}" ${expect})

@@ -144,18 +144,19 @@ struct Cell {
   int mfma = 0;    // the MFMA's M = N when the tile names it (:m32), else the target's default
   int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x4, ...: the persistent block's multicast)
   bool tma_store = false;            // :st, D stored through shared memory by TMA boxes (the persistent block's epilogue)
+  int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
            "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string()) +
-           (tma_store ? "_st" : "");
+           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? "_st" : "");
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:st]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:bN][:st]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(:st)?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::b(\d+))?(:st)?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -168,7 +169,8 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.mfma = m[8].matched ? std::stoi(m[8]) : 0;
   cell.cluster_m = m[9].matched ? std::stoi(m[9]) : 1;
   cell.cluster_n = m[10].matched ? std::stoi(m[10]) : 1;
-  cell.tma_store = m[11].matched;
+  cell.min_blocks = m[11].matched ? std::stoi(m[11]) : 0;
+  cell.tma_store = m[12].matched;
   return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1;
 }
 
@@ -280,6 +282,27 @@ std::string check_wgmma(const Cell& cell, const CopyInfo& copy, int threads, int
   return register_rejection(cell, threads);
 }
 
+// :bN (GemmCpAsyncBlock): N blocks an SM at once, which __launch_bounds__ turns into a register
+// cap of 65536 / (N threads) a thread. Empty when N blocks fit an SM's 2048 threads and 228 KB of
+// shared memory (1 KB of it reserved per block) and the cap leaves 32 registers beside the
+// accumulators (what ptxas then spills is the tune's to judge).
+std::string min_blocks_rejection(const Cell& cell, int threads, int smem, int acc_per_thread) {
+  const int n = cell.min_blocks;
+  if (n == 0) return {};
+  if (n * threads > 2048)
+    return ":b" + std::to_string(n) + ": " + std::to_string(n) + " blocks of " + std::to_string(threads) +
+           " threads exceed an SM's 2048";
+  constexpr int kSmemPerSm = 233472, kReservedPerBlock = 1024;
+  if (n * (smem + kReservedPerBlock) > kSmemPerSm)
+    return ":b" + std::to_string(n) + ": " + std::to_string(n) + " blocks of " + std::to_string(smem) +
+           " bytes of shared memory (and 1 KB each reserved) exceed an SM's " + std::to_string(kSmemPerSm);
+  const int cap = std::min(255, 65536 / (n * threads) / 8 * 8);
+  if (cap < acc_per_thread + 32)
+    return ":b" + std::to_string(n) + ": a cap of " + std::to_string(cap) + " registers leaves no room beside " +
+           std::to_string(acc_per_thread) + " accumulators a thread";
+  return {};
+}
+
 // Checks what the staged blocks static_assert, so that no cell fails to compile: one 16-byte
 // vector per cp.async, threads covering each operand tile in whole rows, the ring within shared
 // memory (GemmCpAsyncBlock pads each row by one vector).
@@ -298,10 +321,10 @@ std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& c
   // the k-groups' partial sums (fp32, one per accumulator) pass through the pipeline's buffers
   const int acc_per_thread = (cell.bm / (mma.atom_m * cell.wm)) * (cell.bn / (mma.atom_n * cell.wn)) *
                              (mma.atom_m * mma.atom_n / mma.threads);
-  if (auto why = smem_rejection(cell, cell.stages * (cell.bm + cell.bn) * (cell.bk + vec) * mma.elem_bytes,
-                                (cell.wk - 1) * (threads / cell.wk) * acc_per_thread * 4);
-      !why.empty())
+  const int smem = cell.stages * (cell.bm + cell.bn) * (cell.bk + vec) * mma.elem_bytes;
+  if (auto why = smem_rejection(cell, smem, (cell.wk - 1) * (threads / cell.wk) * acc_per_thread * 4); !why.empty())
     return why;
+  if (auto why = min_blocks_rejection(cell, threads, smem, acc_per_thread); !why.empty()) return why;
   align_elems = vec;
   return {};
 }
@@ -360,6 +383,8 @@ std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy
 
 // Empty string when the cell is valid, else why not.
 std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int& align_elems) {
+  if (cell.min_blocks && !(copy.staged && !copy.wgmma))
+    return "the register cap (:b" + std::to_string(cell.min_blocks) + ") is for the cp.async blocks (cpasync128)";
   const int threads = mma.threads * cell.wm * cell.wn * cell.wk;
   if (threads > 1024) return std::to_string(threads) + " threads exceed a block's 1024";
   const int step_m = mma.atom_m * cell.wm, step_n = mma.atom_n * cell.wn;
@@ -456,7 +481,9 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << cell.name() << ", problem, stream);\n}\n";
     return;
   }
-  f << "extern \"C\" __global__ void __launch_bounds__(Block::threads) " << cell.name() << "(fly::kernels::GemmParams p) {\n";
+  f << "extern \"C\" __global__ void __launch_bounds__(Block::threads"
+    << (cell.min_blocks ? ", " + std::to_string(cell.min_blocks) : std::string()) << ") " << cell.name()
+    << "(fly::kernels::GemmParams p) {\n";
   if (copy.lds) {  // static LDS: the ISA's group segment size is the kernel's LDS
     f << "  __shared__ __attribute__((aligned(16))) unsigned char lds[Block::lds_bytes];\n"
       << "  fly::kernels::DeviceTeam<Block> team{int(threadIdx.x)};\n"
