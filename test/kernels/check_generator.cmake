@@ -82,3 +82,20 @@ set(expect
   # ---- end gfx942 LDS pipeline
   "registry [^\n]* 17\n")
 fly_check_generator_output("${out}" ${expect})
+
+# What a cell's spelling must change in its translation unit (a name alone would pass the checks
+# above): `:st` instantiates the TMA-store block and hands the kernel D's map when the launcher made
+# one; `:b4` caps the kernel's registers through __launch_bounds__; a plain cell does neither.
+function(fly_expect_in_unit name)
+  file(READ ${OUT}/${name}.cu text)
+  foreach(e IN LISTS ARGN)
+    string(FIND "${text}" "${e}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${name}.cu lacks: ${e}")
+    endif()
+  endforeach()
+endfunction()
+fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_st
+  "GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16, true>" "args.d_by_tma ? &args.d : nullptr")
+fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4 "GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16>")
+fly_expect_in_unit(gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s3_b4 "__launch_bounds__(Block::threads, 4)")
