@@ -128,18 +128,6 @@ FLY_HOST_DEVICE inline void sync() {
 }
 }  // namespace cluster
 
-namespace named_barrier {
-// The `threads` threads (a multiple of 32) that call this with the same `id` (1..15; 0 is
-// __syncthreads') wait for each other: how one warpgroup synchronises without the rest of the block.
-FLY_HOST_DEVICE inline void sync(uint32_t id, uint32_t threads) {
-#if defined(FLY_ARCH_MMA_SM90_ENABLED)
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-#else
-  detail::arch_unavailable_sm90(id, threads);
-#endif
-}
-}  // namespace named_barrier
-
 // Brings a tensor map into the TMA unit's descriptor cache ahead of its first copy (one thread,
 // at the start of a kernel whose first boxes are on the critical path).
 FLY_HOST_DEVICE inline void prefetch_tma_descriptor(void const* tensor_map) {

@@ -64,7 +64,7 @@ void make_gemm_store_map(const fly::dispatch::GemmProblem& problem, GemmTmaArgs&
   if constexpr (Block::tma_store) {
     using Chunk = typename Block::StoreChunk;
     TmaBox2d box;
-    args.d_by_tma = gemm_store_box(problem, Chunk::rows, Chunk::row_bytes, Chunk::row_bytes / Chunk::cols, box) &&
+    args.d_by_tma = gemm_store_box(problem, Chunk::rows, Chunk::row_bytes, Chunk::elem_bytes, box) &&
                     try_make_tma_desc_2d(&args.d, box);
   }
 }

@@ -16,7 +16,8 @@ namespace fly::kernels {
 template <class TD>
 struct TmaStoreChunk {
   static constexpr int rows = 64, row_bytes = 128, bytes = rows * row_bytes;
-  static constexpr int cols = row_bytes / int(sizeof(TD));  // columns of D a chunk holds
+  static constexpr int elem_bytes = int(sizeof(TD));
+  static constexpr int cols = row_bytes / elem_bytes;  // columns of D a chunk holds
   static constexpr int pairs_per_row = cols / 8;             // a thread's column pairs per fragment row
 
   // Byte offset in the chunk of thread t's pair (jj, h), t in [0, 128): its wgmma D fragment puts the
@@ -24,7 +25,7 @@ struct TmaStoreChunk {
   FLY_HD static int pair_offset(int t, int jj, int h) {
     const int row = 16 * (t / 32) + (t % 32) / 4 + 8 * h;
     const int col = 8 * jj + 2 * (t % 4);
-    return Swizzle<3, 4, 3>{}(row * row_bytes + col * int(sizeof(TD)));
+    return Swizzle<3, 4, 3>{}(row * row_bytes + col * elem_bytes);
   }
 };
 

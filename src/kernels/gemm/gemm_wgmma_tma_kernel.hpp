@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "fly/arch/barrier_sm90.hpp"
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "fly/arch/grid_dependency_sm90.hpp"
 #include "gemm_epilogue.hpp"
@@ -73,9 +74,7 @@ struct GemmWgmmaTmaBlock {
   // block's consumers are done with a stage, off the consumers' path.
   using Ring = TmaRing<Stages, cluster_n>;
 
-  __device__ static void consumers_sync() {
-    asm volatile("bar.sync 1, %0;\n" ::"n"(consumer_threads) : "memory");
-  }
+  __device__ static void consumers_sync() { named_barrier::sync<1, consumer_threads>(); }
 
   // smem: smem_bytes of dynamic shared memory. Every thread of the block calls run.
   __device__ static void run(CUtensorMap const& map_a, CUtensorMap const& map_b, GemmParams const& p,

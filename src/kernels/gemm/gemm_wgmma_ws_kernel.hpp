@@ -51,6 +51,7 @@
 
 #include <cstdint>
 
+#include "fly/arch/barrier_sm90.hpp"
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "fly/arch/grid_dependency_sm90.hpp"
 #include "fly/arch/mma_sm90_accumulate.hpp"
@@ -334,6 +335,11 @@ FLY_UNROLL
     }
   }
 
+  // Two adjacent columns of D, stored as one 4- or 8-byte access by both epilogues.
+  struct alignas(2 * sizeof(TD)) Pair {
+    TD x, y;
+  };
+
   // The TMA-store epilogue (beta = 0): the warpgroup's 64 x BN scaled totals into D from row m0,
   // column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
   // at `buffers`, alternating over all of its tiles (`stored`: chunks so far, advanced). Thread 0 of
@@ -342,19 +348,22 @@ FLY_UNROLL
   __device__ static void store_by_tma(float const (&total)[subs][acc_size], GemmParams const& p,
                                       CUtensorMap const* map_d, unsigned char* buffers, uint32_t& stored, int m0,
                                       int n0, int t, int group) {
-    struct alignas(2 * sizeof(TD)) Pair {
-      TD x, y;
-    };
     // rows or columns wholly past D (a short last M-tile's second warpgroup, a cluster's tile past
     // the edge): nothing to store, and the same for every thread of the warpgroup
     if (m0 >= p.m || n0 >= p.n) return;
     const float scale = epilogue_scale(p);  // beta is 0: the launcher gives no map otherwise
-    const uint32_t barrier = 1 + group, threads = 128;  // named barrier 0 is __syncthreads'
+    auto sync_warpgroup = [group] {  // named barriers 1 and 2 (0 is __syncthreads'), as immediates
+      if (group == 0) {
+        named_barrier::sync<1, 128>();
+      } else {
+        named_barrier::sync<2, 128>();
+      }
+    };
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
       if (t == 0) tma_store_wait_read<1>();
-      named_barrier::sync(barrier, threads);  // buf is free
+      sync_warpgroup();  // buf is free
       const int sub = c * StoreChunk::cols / sub_n, j0 = (c * StoreChunk::cols % sub_n) / 8;
 FLY_UNROLL
       for (int jj = 0; jj < StoreChunk::pairs_per_row; ++jj)
@@ -365,7 +374,7 @@ FLY_UNROLL
               Pair{TD(scale * total[sub][i]), TD(scale * total[sub][i + 1])};
         }
       fence_proxy_async_shared();             // the writes, visible to the TMA
-      named_barrier::sync(barrier, threads);  // ... from every thread of the warpgroup
+      sync_warpgroup();            // ... from every thread of the warpgroup
       if (t == 0) {
         SM90_TMA_STORE_2D::copy(map_d, buf, n0 + c * StoreChunk::cols, m0);
         tma_store_commit();
@@ -376,9 +385,6 @@ FLY_UNROLL
   // The warpgroup's 64 x BN totals into D from row m0, column n0: total[sub][4j + 2h + c] is
   // row 16 warp + lane / 4 + 8h, column 128 sub + 8j + 2 (lane % 4) + c (wgmma's D fragment).
   __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t) {
-    struct alignas(2 * sizeof(TD)) Pair {
-      TD x, y;
-    };
     const int warp = t / 32, lane = t % 32;
     const float scale = epilogue_scale(p);
     const bool pairs =

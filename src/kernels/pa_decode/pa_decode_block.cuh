@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "fly/arch/barrier_sm90.hpp"
 #include "fly/arch/copy_sm90.hpp"
 #include "fly/arch/grid_dependency_sm90.hpp"
 #include "pa_decode_fragments.cuh"
@@ -110,7 +111,7 @@ __device__ __forceinline__ void set_row_bounds(Warp& ws, const PaDecodeParams& p
 // among them, and may have exited.
 template <class Block>
 __device__ __forceinline__ void sync_compute() {
-  asm volatile("bar.sync 1, %0;\n" ::"n"(Block::threads) : "memory");
+  named_barrier::sync<1, Block::threads>();
 }
 
 // Runs the main loop compiled for the call's options: loop(fnuz, capped) with fnuz =
