@@ -26,7 +26,8 @@
 # that hangs: the library's own barrier waits do not trap). NCU="<fly_bench filter> ..."
 # profiles the first call's paged-decode kernels of each filter's rows with Nsight Compute (ncu.txt);
 # NCU_SOURCE=1 adds, per row, the decode kernel's stall samples per SASS instruction
-# (logs/ncu_source_<row>.csv, ncu's source page; the report beside it). PA_COMPARE="<variant> ..." adds, after
+# (logs/ncu_source_<row>.csv, ncu's source page; the report beside it). NCU_GEMM (below) profiles GEMM rows
+# the same way, none past NCU_DEADLINE (seconds from the start, default 500). PA_COMPARE="<variant> ..." adds, after
 # fly_bench, one pass of its paged-decode rows per named variant (FLY_PA_DECODE_VARIANT, rows of
 # that variant's kv type): compare.txt. PA_LAYOUTS="vllm hnd" adds a pass of the paged-decode rows per
 # cache layout (FLY_BENCH_PA_LAYOUT) to the same file; PA_ORDERS="sequential" a pass with the block
@@ -221,7 +222,12 @@ if [[ -x build/cuda/bench/fly_bench ]]; then
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   for row in ${NCU_GEMM:-}; do
     echo "== ncu $row" >>"$out/ncu_gemm.txt"
-    timeout 150 "$ncu" $ncu_clocks -k regex:gemm_sm90a --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+    # NCU_DEADLINE (seconds from the start, default 500): no row runs past it, so that the summary
+    # and the logs still come back inside one 10-minute device call.
+    left=$(( script_start + ${NCU_DEADLINE:-500} - $(date +%s) ))
+    if ((left < 20)); then echo "   not run: past NCU_DEADLINE" >>"$out/ncu_gemm.txt"; continue; fi
+    ((left > 150)) && left=150
+    timeout "$left" "$ncu" $ncu_clocks -k regex:gemm_sm90a --launch-skip 3 --launch-count 1 --section SpeedOfLight \
       --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" \
       >>"$out/ncu_gemm.txt" 2>&1
