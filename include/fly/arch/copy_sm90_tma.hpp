@@ -72,23 +72,50 @@ FLY_HOST_DEVICE inline bool try_wait(uint64_t* bar, uint32_t phase) {
 #endif
 }
 
-// Waits for the phase of parity `phase`. Define FLY_MBARRIER_TRAP_AFTER_NS in a test or probe so
+// True once the phase of parity `phase` has completed, acquiring at cluster scope: what other
+// CTAs of the cluster stored into this CTA's shared memory before their release.cluster arrivals on
+// `bar` (arrive_cluster_release) is visible after it.
+FLY_HOST_DEVICE inline bool try_wait_cluster(uint64_t* bar, uint32_t phase) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  uint32_t done = 0;
+  asm volatile(
+      "{\n .reg .pred p;\n"
+      " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+      " selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(detail::smem_u32(bar)), "r"(phase)
+      : "memory");
+  return done != 0;
+#else
+  detail::arch_unavailable_sm90(bar, phase);
+  return false;
+#endif
+}
+
+// Polls try_once(bar, phase) until it holds. Define FLY_MBARRIER_TRAP_AFTER_NS in a test or probe so
 // that a phase that never completes traps (a launch error) after that many nanoseconds of global
 // time instead of hanging (a poll count would not do: each try_wait may itself wait an
 // implementation-defined time).
-FLY_HOST_DEVICE inline void wait(uint64_t* bar, uint32_t phase) {
+template <class Try>
+FLY_HOST_DEVICE inline void spin(Try try_once, uint64_t* bar, uint32_t phase) {
 #if defined(FLY_MBARRIER_TRAP_AFTER_NS) && defined(FLY_ARCH_MMA_SM90_ENABLED)
   uint64_t start = 0, now = 0;
   asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(start));
-  while (!try_wait(bar, phase)) {
+  while (!try_once(bar, phase)) {
     asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
     if (now - start > uint64_t(FLY_MBARRIER_TRAP_AFTER_NS)) detail::arch_unavailable_sm90(bar, phase);  // traps
   }
 #else
-  while (!try_wait(bar, phase)) {
+  while (!try_once(bar, phase)) {
   }
 #endif
 }
+
+// Waits for the phase of parity `phase` (spin: FLY_MBARRIER_TRAP_AFTER_NS).
+FLY_HOST_DEVICE inline void wait(uint64_t* bar, uint32_t phase) { spin(try_wait, bar, phase); }
+
+// The same, acquiring at cluster scope (try_wait_cluster).
+FLY_HOST_DEVICE inline void wait_cluster(uint64_t* bar, uint32_t phase) { spin(try_wait_cluster, bar, phase); }
 
 // One arrival on the mbarrier at bar's offset in CTA `cta` of this cluster: how a consumer frees a
 // stage that other CTAs' multicasts fill. The default semantics (release at CTA scope), as CUTLASS's
@@ -106,9 +133,40 @@ FLY_HOST_DEVICE inline void arrive_cluster(uint64_t* bar, uint32_t cta) {
   detail::arch_unavailable_sm90(bar, cta);
 #endif
 }
+// One arrival on the mbarrier at bar's offset in CTA `cta` of this cluster, releasing at cluster
+// scope: this thread's earlier stores into that CTA's shared memory (cluster::store_remote) are
+// visible to whoever acquires the phase there (wait_cluster). Costlier than arrive_cluster (above):
+// for a once-a-tile exchange, not a per-stage release.
+FLY_HOST_DEVICE inline void arrive_cluster_release(uint64_t* bar, uint32_t cta) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile(
+      "{\n .reg .b32 remote;\n"
+      " mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(detail::smem_u32(bar)),
+      "r"(cta)
+      : "memory");
+#else
+  detail::arch_unavailable_sm90(bar, cta);
+#endif
+}
 }  // namespace mbarrier
 
 namespace cluster {
+// Four floats into the shared memory of CTA `cta` of this cluster, at the offset that `addr` (a
+// shared-memory address of this CTA) has in this one: distributed shared memory.
+FLY_HOST_DEVICE inline void store_remote(uint32_t addr, uint32_t cta, float x, float y, float z, float w) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile(
+      "{\n .reg .b32 remote;\n"
+      " mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " st.shared::cluster.v4.f32 [remote], {%2, %3, %4, %5};\n}\n" ::"r"(addr),
+      "r"(cta), "f"(x), "f"(y), "f"(z), "f"(w)
+      : "memory");
+#else
+  detail::arch_unavailable_sm90(addr, cta, x, y, z, w);
+#endif
+}
+
 // This CTA's rank in its cluster (0 without clusters).
 FLY_HOST_DEVICE inline uint32_t block_rank() {
 #if defined(FLY_ARCH_MMA_SM90_ENABLED)

@@ -34,6 +34,14 @@
 // warpgroup forwards each completed phase to every block's cluster_empty barrier, which the
 // producer waits on (remote arrivals stay off the consumers' path; GemmWgmmaTmaBlock measured them).
 //
+// Split-K over a cluster (SplitK = 2 or 4, cells spelled `:k2`, `:k4`; no multicast): the blocks
+// of a cluster compute the same tile, each over an even share of its k-tiles, so that tiles wider
+// in N (A re-read by fewer blocks: L2 bytes N K (1 + M / BN) in all) still give every SM work on
+// decode and medium shapes. Then each block finishes 1 / SplitK of the tile: the consumer threads
+// send the other blocks their slices through distributed shared memory (remote stores, then one
+// release.cluster arrival a warpgroup on the receiver's mbarrier), add what they received in rank
+// order, and store their slice of D; no workspace, no atomics, the same sums on every call.
+//
 // Epilogue: straight from the totals to D (alpha * scales, beta * C, RNE to D's type), a pair of
 // adjacent columns as one store where D's alignment allows, nothing outside D. With TmaStore (cells
 // spelled `:st`) and a tensor map for D from the launcher (beta = 0, D's rows 16-byte aligned), the
@@ -63,10 +71,12 @@
 
 namespace fly::kernels {
 
-template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false>
+template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1>
 struct GemmWgmmaWsBlock {
   static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_, cluster_n = ClusterN_;
-  static constexpr int cluster = cluster_m * cluster_n;
+  static constexpr int split_k = SplitK_;
+  static constexpr int multicast = cluster_m * cluster_n;  // blocks sharing each other's loads
+  static constexpr int cluster = multicast * split_k;      // blocks launched together
   static constexpr bool tma_store = TmaStore_;
   using TA = float8_e4m3fn;
   // one wgmma N up to 192 (N = 192: 96 totals and one partial fit beside each other), else 128-wide sub-tiles
@@ -77,8 +87,10 @@ struct GemmWgmmaWsBlock {
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
                 "GemmWgmmaWsBlock: BN is 64, 128, 192 (one wgmma N) or 256 (two N = 128 sub-tiles; a box <= 256 rows)");
   static_assert(Stages >= 2, "GemmWgmmaWsBlock: a ring needs two stages");
-  static_assert((cluster == 1 || cluster == 2 || cluster == 4) && (cluster_m == 1 || cluster_n == 1),
+  static_assert((multicast == 1 || multicast == 2 || multicast == 4) && (cluster_m == 1 || cluster_n == 1),
                 "GemmWgmmaWsBlock: clusters of 2 or 4 blocks along M or along N, or none");
+  static_assert(split_k == 1 || ((split_k == 2 || split_k == 4) && multicast == 1 && !tma_store),
+                "GemmWgmmaWsBlock: a tile's K split over a cluster of 2 or 4 blocks, without multicast or the TMA store");
   static_assert((BN / cluster_m) % 8 == 0 && (BM / cluster_n) % 8 == 0,
                 "GemmWgmmaWsBlock: each block's multicast slice is whole 8-row swizzle atoms");
   static constexpr int consumers = BM / 64;
@@ -99,14 +111,24 @@ struct GemmWgmmaWsBlock {
                 "GemmWgmmaWsBlock: the totals, the partials and 32 more registers exceed a consumer's");
   static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
   static constexpr int swizzle_align = 1024;
-  static constexpr int barriers = cluster > 1 ? 3 * Stages : 2 * Stages;  // full, empty[, cluster_empty]
+  // Split-K (split_k > 1): each consumer thread's fragment of the tile, flattened (subs x
+  // acc_size floats), is cut into split_k slices; block r of the cluster finishes slice r. Each
+  // block receives the other blocks' copies of its slice into its exchange buffer: per consumer
+  // warpgroup, split_k - 1 slots (one per sender) of `slice` floats x 128 threads, as float4s
+  // with consecutive threads adjacent.
+  static constexpr int frag_floats = subs * acc_size, slice_floats = frag_floats / split_k;
+  static_assert(frag_floats % (4 * split_k) == 0, "GemmWgmmaWsBlock: each split-K slice is whole float4s");
+  static constexpr int exchange_slot_bytes = slice_floats * 128 * 4;
+  static constexpr int exchange_bytes = split_k > 1 ? consumers * (split_k - 1) * exchange_slot_bytes : 0;
+  // full, empty[, cluster_empty] per stage[, received and read per consumer warpgroup]
+  static constexpr int barriers = (multicast > 1 ? 3 * Stages : 2 * Stages) + (split_k > 1 ? 2 * consumers : 0);
   // TmaStore: two chunk buffers per consumer warpgroup after the ring (1024-byte aligned: stages are
   // whole 8-row swizzle atoms), then the barriers
   using StoreChunk = TmaStoreChunk<TD>;
   static constexpr int store_bytes = tma_store ? consumers * 2 * StoreChunk::bytes : 0;
   static_assert(!tma_store || (BN % StoreChunk::cols == 0 && sub_n % StoreChunk::cols == 0),
                 "GemmWgmmaWsBlock: the TMA-store chunks split the tile's sub-tiles evenly");
-  static constexpr int smem_bytes = Stages * stage_bytes + store_bytes + barriers * 8 + swizzle_align;
+  static constexpr int smem_bytes = Stages * stage_bytes + store_bytes + exchange_bytes + barriers * 8 + swizzle_align;
   // What the launcher encodes (tma_desc_cuda.hpp): A as M x K bytes in boxes of BM / ClusterN x
   // 128, B as N x K in boxes of BN / ClusterM x 128 (a block's multicast slice, or the whole tile).
   static constexpr int a_slice_rows = BM / cluster_n, b_slice_rows = BN / cluster_m;
@@ -114,7 +136,7 @@ struct GemmWgmmaWsBlock {
   static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
 
 #if defined(__CUDACC__)
-  using Ring = TmaRing<Stages, cluster>;  // full, empty[, cluster_empty] per stage
+  using Ring = TmaRing<Stages, multicast>;  // full, empty[, cluster_empty] per stage
 
   // smem: smem_bytes of dynamic shared memory. Every thread of the block calls run; the grid is
   // `blocks` blocks, this one `block`. map_d: D's tensor map for the TMA-store epilogue, or null
@@ -123,32 +145,42 @@ struct GemmWgmmaWsBlock {
                              GemmParams const& p, unsigned char* smem_in, int block, int blocks, int thr) {
     const uint32_t base = detail::smem_u32(smem_in);
     unsigned char* smem = smem_in + (swizzle_align - base % swizzle_align) % swizzle_align;
-    auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes + store_bytes);
+    auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes + store_bytes + exchange_bytes);
     uint64_t* empty = full + Stages;
-    uint64_t* cluster_empty = empty + Stages;  // clusters only
+    uint64_t* cluster_empty = empty + Stages;                                  // multicast only
+    uint64_t* received = full + (multicast > 1 ? 3 : 2) * Stages;              // split-K only
+    uint64_t* read = received + consumers;                                     // split-K only
     if (thr == 0) {
       prefetch_tma_descriptor(&map_a);
       prefetch_tma_descriptor(&map_b);
       if constexpr (tma_store) {
         if (map_d != nullptr) prefetch_tma_descriptor(map_d);
       }
-      Ring::init(full, consumers);  // empty: one arrival per consumer warpgroup
+      if constexpr (split_k > 1) {
+        for (int g = 0; g < consumers; ++g) {  // one arrival from each other block's same warpgroup a tile
+          mbarrier::init(&received[g], split_k - 1);
+          mbarrier::init(&read[g], split_k - 1);
+        }
+      }
+      Ring::init(full, consumers);  // empty: one arrival per consumer warpgroup (and the fence for all)
     }
-    Ring::sync_after_init();
-    // the cluster walks tiles of cluster_m BM x cluster_n BN; this block takes one BM x BN of each
-    const Work work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN * cluster_n, group_m / cluster_m), block / cluster,
-                    blocks / cluster, cluster > 1 ? int(cluster::block_rank()) : 0, (p.k + BK - 1) / BK};
+    if constexpr (split_k > 1) {
+      cluster::sync();  // the exchange barriers exist before any other block arrives on them
+    } else {
+      Ring::sync_after_init();
+    }
+    const Work work = make_work(p, block, blocks);
     if (thr < 128) {
       if constexpr (moves_registers) gmma::warpgroup_reg_dealloc<producer_regs>();
       if (thr == 0) {
-        produce(map_a, map_b, smem, full, cluster > 1 ? cluster_empty : empty, work, p.let_next_start);
-      } else if constexpr (cluster > 1) {
+        produce(map_a, map_b, smem, full, multicast > 1 ? cluster_empty : empty, work, p.let_next_start);
+      } else if constexpr (multicast > 1) {
         const int lane = thr - 32;  // the producer warpgroup's second warp
         if (lane >= 0 && lane < cluster) Ring::relay(empty, cluster_empty, work.count() * work.k_tiles, lane);
       }
     } else {
       if constexpr (moves_registers) gmma::warpgroup_reg_alloc<consumer_regs>();
-      consume(p, tma_store ? map_d : nullptr, smem, full, empty, work, thr - 128);
+      consume(p, tma_store ? map_d : nullptr, smem, full, empty, received, read, work, thr - 128);
     }
     if constexpr (cluster > 1) {
       __syncwarp();     // the producer warps reconverged (one lane each ran produce / relay) before the .aligned barrier
@@ -159,8 +191,7 @@ struct GemmWgmmaWsBlock {
   // Where block `block` of `blocks` starts: its first tile's N offset (run's Work), for the L2
   // warm-up before the wait; -1 without a tile. Each block of a cluster warms its own B rows.
   __device__ static int64_t first_n0(GemmParams const& p, int block, int blocks) {
-    const Work work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN * cluster_n, group_m / cluster_m), block / cluster,
-                    blocks / cluster, cluster > 1 ? int(cluster::block_rank()) : 0, (p.k + BK - 1) / BK};
+    const Work work = make_work(p, block, blocks);
     if (work.count() == 0) return -1;
     int m0, n0;
     work.coord(0, m0, n0);
@@ -168,10 +199,11 @@ struct GemmWgmmaWsBlock {
   }
 
   // A block's share of the cluster's tiles: cluster tiles first, first + step, ...; of each, M-tile
-  // cluster_m tm + rank (clusters along M) or N-tile cluster_n tn + rank (along N).
+  // cluster_m tm + rank (clusters along M) or N-tile cluster_n tn + rank (along N), or with
+  // split-K the whole tile over k-tiles [k_begin, k_begin + k_tiles), the rank-th of split_k even shares.
   struct Work {
     GemmTileScheduler tiles;
-    int first, step, rank, k_tiles;
+    int first, step, rank, k_begin, k_tiles;
     __device__ int64_t count() const { return first < tiles.tiles() ? (tiles.tiles() - 1 - first) / step + 1 : 0; }
     __device__ void coord(int64_t i, int& m0, int& n0) const {
       int64_t tm, tn;
@@ -180,6 +212,17 @@ struct GemmWgmmaWsBlock {
       n0 = int((tn * cluster_n + (cluster_n > 1 ? rank : 0)) * BN);
     }
   };
+
+  // The cluster walks tiles of cluster_m BM x cluster_n BN; this block takes one BM x BN of each
+  // (or, split over K, its share of every k-tile range).
+  __device__ static Work make_work(GemmParams const& p, int block, int blocks) {
+    const int rank = cluster > 1 ? int(cluster::block_rank()) : 0;
+    const int k_all = (p.k + BK - 1) / BK;
+    const int k_begin = int(int64_t(k_all) * (split_k > 1 ? rank : 0) / split_k);
+    const int k_end = int(int64_t(k_all) * ((split_k > 1 ? rank : 0) + 1) / split_k);
+    return Work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN * cluster_n, group_m / cluster_m), block / cluster,
+                blocks / cluster, rank, k_begin, k_end - k_begin};
+  }
 
   // With a cluster: once this block's consumers are done with a stage, lane c tells block c (its
   // cluster_empty barrier). Only the k-tiles the producers wait for: the last Stages are never refilled.
@@ -195,18 +238,18 @@ struct GemmWgmmaWsBlock {
         if (it >= Stages) mbarrier::wait(&empty[s], (it / Stages - 1) & 1);  // k-tile it - Stages is consumed
         mbarrier::arrive_expect_tx(&full[s], stage_bytes);  // every block's slices; boxes past M, N, K count in full
         unsigned char* a = smem + s * stage_bytes;
-        constexpr auto everyone = uint16_t((1u << cluster) - 1);
+        constexpr auto everyone = uint16_t((1u << multicast) - 1);
         if constexpr (cluster_n > 1) {  // this block's slice of the shared A tile, to every block
           const int slice = work.rank * a_slice_rows;
           SM90_TMA_LOAD_2D_MULTICAST::copy(&map_a, &full[s], everyone, a + slice * 128, kt * BK, m0 + slice);
         } else {
-          SM90_TMA_LOAD_2D::copy(&map_a, &full[s], a, kt * BK, m0);
+          SM90_TMA_LOAD_2D::copy(&map_a, &full[s], a, (work.k_begin + kt) * BK, m0);
         }
         if constexpr (cluster_m > 1) {  // likewise the shared B tile
           const int slice = work.rank * b_slice_rows;
           SM90_TMA_LOAD_2D_MULTICAST::copy(&map_b, &full[s], everyone, a + a_bytes + slice * 128, kt * BK, n0 + slice);
         } else {
-          SM90_TMA_LOAD_2D::copy(&map_b, &full[s], a + a_bytes, kt * BK, n0);
+          SM90_TMA_LOAD_2D::copy(&map_b, &full[s], a + a_bytes, (work.k_begin + kt) * BK, n0);
         }
       }
     }
@@ -215,7 +258,7 @@ struct GemmWgmmaWsBlock {
 
   // thr in [0, consumers * 128): consumer warpgroup thr / 128. map_d: null for the direct stores.
   __device__ static void consume(GemmParams const& p, CUtensorMap const* map_d, unsigned char* smem, uint64_t* full,
-                                 uint64_t* empty, Work const& work, int thr) {
+                                 uint64_t* empty, uint64_t* received, uint64_t* read, Work const& work, int thr) {
     const int group = thr / 128;
     const uint32_t ring = detail::smem_u32(smem);
     // Left undefined: every k-tile's first wgmma overwrites its partial (scale-d = 0). Zeroed here,
@@ -224,7 +267,8 @@ struct GemmWgmmaWsBlock {
     float part[overlapped ? 2 : 1][acc_size];
     uint32_t it = 0;      // as the producer's
     uint32_t stored = 0;  // TMA-store chunks issued by this warpgroup: which buffer is next
-    for (int64_t i = 0; i < work.count(); ++i) {
+    const int64_t tiles = work.count();
+    for (int64_t i = 0; i < tiles; ++i) {
       int m0, n0;
       work.coord(i, m0, n0);
       float total[subs][acc_size];
@@ -237,6 +281,10 @@ FLY_UNROLL
       } else {
         mainloop_drained(total, part[0], ring, full, empty, work.k_tiles, it, group, thr);
       }
+      if constexpr (split_k > 1) {
+        exchange(total, detail::smem_u32(smem + Stages * stage_bytes + store_bytes) + group * (split_k - 1) * exchange_slot_bytes,
+                 received + group, read + group, i, i + 1 == tiles, work.rank, group, thr % 128);
+      }
       if constexpr (tma_store) {
         if (map_d != nullptr) {
           store_by_tma(total, p, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored,
@@ -244,7 +292,7 @@ FLY_UNROLL
           continue;
         }
       }
-      store(total, p, m0 + group * 64, n0, thr % 128);
+      store(total, p, m0 + group * 64, n0, thr % 128, work.rank);
     }
     // the chunk buffers stay in use until the TMA has read them, and D is written before the grid ends
     if constexpr (tma_store) {
@@ -335,6 +383,63 @@ FLY_UNROLL
     }
   }
 
+  // The consumer warpgroup's 128 threads: named barriers 1 and 2 (0 is __syncthreads'), as immediates.
+  __device__ static void sync_warpgroup(int group) {
+    if (group == 0) {
+      named_barrier::sync<1, 128>();
+    } else {
+      named_barrier::sync<2, 128>();
+    }
+  }
+
+  // Split-K: the exchange of tile `tile` (this block's tile count so far; `last`: its last) among
+  // the cluster's blocks, for consumer thread t of warpgroup `group`. This block (rank) stores each
+  // other block j's slice of its totals into j's buffer (slot `rank` there, counted without j);
+  // once the whole warpgroup has, one thread arrives on j's `received`, releasing the stores at
+  // cluster scope (one fence a block, not one a thread). Then it waits for its own `received`, adds
+  // the others' copies of its slice in rank order (the same order every call: no run-to-run
+  // variation) and, unless this is its last tile, tells them through their `read` that their slot
+  // is free again, which they wait for before the next tile's stores. `buffer`: this warpgroup's
+  // split_k - 1 slots in this block; `received`, `read`: its two barriers.
+  __device__ __forceinline__ static void exchange(float (&total)[subs][acc_size], uint32_t buffer, uint64_t* received, uint64_t* read,
+                                  int64_t tile, bool last, int rank, int group, int t) {
+    constexpr int quads = slice_floats / 4;
+    auto at = [&](int slot, int q) { return buffer + uint32_t(((slot * quads + q) * 128 + t) * 16); };
+    auto arrive_on_the_others = [&](uint64_t* bar) {
+      sync_warpgroup(group);  // every thread's stores (or reads) come before the one arrival
+      if (t < split_k && t != rank) mbarrier::arrive_cluster_release(bar, uint32_t(t));  // thread j: block j's
+    };
+    if (tile > 0) mbarrier::wait_cluster(read, uint32_t(tile - 1) & 1);
+FLY_UNROLL
+    for (int f = 0; f < frag_floats; f += 4) {
+      const int j = f / slice_floats, sub = f / acc_size, i = f % acc_size;  // j: the block that finishes them
+      if (j != rank)
+        cluster::store_remote(at(rank < j ? rank : rank - 1, (f % slice_floats) / 4), uint32_t(j), total[sub][i],
+                              total[sub][i + 1], total[sub][i + 2], total[sub][i + 3]);
+    }
+    arrive_on_the_others(received);
+    mbarrier::wait_cluster(received, uint32_t(tile) & 1);
+FLY_UNROLL
+    for (int from = 0; from < split_k; ++from) {
+FLY_UNROLL
+      for (int f = 0; f < frag_floats; f += 4) {
+        const int sub = f / acc_size, i = f % acc_size;
+        if (from != rank && f / slice_floats == rank) {
+          float x, y, z, w;
+          asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                       : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
+                       : "r"(at(from < rank ? from : from - 1, (f % slice_floats) / 4))
+                       : "memory");
+          total[sub][i] += x;
+          total[sub][i + 1] += y;
+          total[sub][i + 2] += z;
+          total[sub][i + 3] += w;
+        }
+      }
+    }
+    if (!last) arrive_on_the_others(read);  // nobody waits on the last tile's
+  }
+
   // Two adjacent columns of D, stored as one 4- or 8-byte access by both epilogues.
   struct alignas(2 * sizeof(TD)) Pair {
     TD x, y;
@@ -352,18 +457,11 @@ FLY_UNROLL
     // the edge): nothing to store, and the same for every thread of the warpgroup
     if (m0 >= p.m || n0 >= p.n) return;
     const float scale = epilogue_scale(p);  // beta is 0: the launcher gives no map otherwise
-    auto sync_warpgroup = [group] {  // named barriers 1 and 2 (0 is __syncthreads'), as immediates
-      if (group == 0) {
-        named_barrier::sync<1, 128>();
-      } else {
-        named_barrier::sync<2, 128>();
-      }
-    };
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
       if (t == 0) tma_store_wait_read<1>();
-      sync_warpgroup();  // buf is free
+      sync_warpgroup(group);  // buf is free
       const int sub = c * StoreChunk::cols / sub_n, j0 = (c * StoreChunk::cols % sub_n) / 8;
 FLY_UNROLL
       for (int jj = 0; jj < StoreChunk::pairs_per_row; ++jj)
@@ -373,8 +471,8 @@ FLY_UNROLL
           *reinterpret_cast<Pair*>(buf + StoreChunk::pair_offset(t, jj, h)) =
               Pair{TD(scale * total[sub][i]), TD(scale * total[sub][i + 1])};
         }
-      fence_proxy_async_shared();             // the writes, visible to the TMA
-      sync_warpgroup();            // ... from every thread of the warpgroup
+      fence_proxy_async_shared();  // the writes, visible to the TMA
+      sync_warpgroup(group);       // ... from every thread of the warpgroup
       if (t == 0) {
         SM90_TMA_STORE_2D::copy(map_d, buf, n0 + c * StoreChunk::cols, m0);
         tma_store_commit();
@@ -384,7 +482,9 @@ FLY_UNROLL
 
   // The warpgroup's 64 x BN totals into D from row m0, column n0: total[sub][4j + 2h + c] is
   // row 16 warp + lane / 4 + 8h, column 128 sub + 8j + 2 (lane % 4) + c (wgmma's D fragment).
-  __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t) {
+  // Split over K, only the slice this block (rank) finished.
+  __device__ __forceinline__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t,
+                               int rank) {
     const int warp = t / 32, lane = t % 32;
     const float scale = epilogue_scale(p);
     const bool pairs =
@@ -395,7 +495,7 @@ FLY_UNROLL
       for (int i = 0; i < acc_size; i += 2) {
         const int row = m0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
         const int col = n0 + sub * sub_n + 8 * (i / 4) + 2 * (lane % 4);
-        if (row >= p.m || col >= p.n) continue;
+        if (row >= p.m || col >= p.n || (split_k > 1 && (sub * acc_size + i) / slice_floats != rank)) continue;
         if (pairs && col + 1 < p.n) {
           *reinterpret_cast<Pair*>(static_cast<TD*>(p.d) + int64_t(row) * p.ldd + col) =
               Pair{TD(scale * total[sub][i]), TD(scale * total[sub][i + 1])};

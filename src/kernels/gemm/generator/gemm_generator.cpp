@@ -144,19 +144,21 @@ struct Cell {
   int mfma = 0;    // the MFMA's M = N when the tile names it (:m32), else the target's default
   int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x4, ...: the persistent block's multicast)
   bool tma_store = false;            // :st, D stored through shared memory by TMA boxes (the persistent block's epilogue)
+  int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent block)
   int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
            "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string()) +
+           (split_k > 1 ? "_k" + std::to_string(split_k) : std::string()) +
            (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? "_st" : "");
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:bN][:st]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:st]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::b(\d+))?(:st)?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:st)?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -169,9 +171,10 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.mfma = m[8].matched ? std::stoi(m[8]) : 0;
   cell.cluster_m = m[9].matched ? std::stoi(m[9]) : 1;
   cell.cluster_n = m[10].matched ? std::stoi(m[10]) : 1;
-  cell.min_blocks = m[11].matched ? std::stoi(m[11]) : 0;
-  cell.tma_store = m[12].matched;
-  return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1;
+  cell.split_k = m[11].matched ? std::stoi(m[11]) : 1;
+  cell.min_blocks = m[12].matched ? std::stoi(m[12]) : 0;
+  cell.tma_store = m[13].matched;
+  return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1 && cell.split_k >= 1;
 }
 
 // The sm_90a limit on a block's dynamic shared memory (227 KB).
@@ -246,10 +249,19 @@ std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
   if ((cluster != 1 && cluster != 2 && cluster != 4) || (cell.cluster_m > 1 && cell.cluster_n > 1))
     return "clusters of " + std::to_string(cell.cluster_m) + "x" + std::to_string(cell.cluster_n) +
            ": the warp-specialised block groups 2 or 4 blocks along M (:c2x1, :c4x1) or along N (:c1x2, :c1x4), or none";
+  if (cell.split_k != 1 && cell.split_k != 2 && cell.split_k != 4)
+    return ":k" + std::to_string(cell.split_k) + ": the warp-specialised block splits a tile's K over a cluster of 2 or 4 blocks";
+  if (cell.split_k > 1 && (cluster > 1 || cell.tma_store))
+    return ":k" + std::to_string(cell.split_k) +
+           ": a split-K cluster shares no loads and stores D directly: no :c cluster or :st beside it";
   align_elems = 16;
-  const int stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
-  const int store_chunks = cell.tma_store ? (cell.bm / 64) * 2 * 64 * 128 : 0;  // GemmWgmmaWsBlock::store_bytes
-  return smem_rejection(cell, cell.stages * stage + store_chunks + (cluster > 1 ? 3 : 2) * cell.stages * 8 + align, 0);
+  const int consumers = cell.bm / 64, stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
+  const int store_chunks = cell.tma_store ? consumers * 2 * 64 * 128 : 0;  // GemmWgmmaWsBlock::store_bytes
+  // GemmWgmmaWsBlock::exchange_bytes: the other blocks' copies of this block's slice of a consumer
+  // thread's BN / 2 floats, and two barriers per consumer warpgroup
+  const int exchange = cell.split_k > 1 ? consumers * (cell.split_k - 1) * (cell.bn / 2 / cell.split_k) * 128 * 4 : 0;
+  const int barriers = (cluster > 1 ? 3 : 2) * cell.stages + (cell.split_k > 1 ? 2 * consumers : 0);
+  return smem_rejection(cell, cell.stages * stage + store_chunks + exchange + barriers * 8 + align, 0);
 }
 
 // GemmWgmmaBlock: warpgroups (4 warps each) along N, one per 64 rows of B, per k-group; the block's M is
@@ -450,8 +462,9 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << copy.bits << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.ws) {
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
-      << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d) << (cell.tma_store ? ", true" : "")
-      << ">;\n";
+      << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d)
+      << (cell.tma_store || cell.split_k > 1 ? cell.tma_store ? ", true" : ", false" : "")
+      << (cell.split_k > 1 ? ", " + std::to_string(cell.split_k) : std::string()) << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
       << kDtypeCpp.at(cell.d) << ">;\n";
@@ -549,6 +562,10 @@ int main(int argc, char** argv) {
         if (cell.cluster_m * cell.cluster_n != 1 && !kCopies.at(cell.copy).ws) {
           emit.reject(cell.name(), "clusters (:c" + std::to_string(cell.cluster_m) + "x" + std::to_string(cell.cluster_n) +
                                        ") are the persistent block's (tmaws)");
+          continue;
+        }
+        if (cell.split_k != 1 && !kCopies.at(cell.copy).ws) {
+          emit.reject(cell.name(), "split-K over a cluster (:k" + std::to_string(cell.split_k) + ") is the persistent block's (tmaws)");
           continue;
         }
         if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
