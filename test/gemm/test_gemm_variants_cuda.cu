@@ -43,6 +43,10 @@ enum class Data { exact, random };
 
 bool is_persistent(const GemmVariant& v) { return std::string(v.name).find("_tmaws_") != std::string::npos; }
 bool stores_by_tma(const GemmVariant& v) { return is_persistent(v) && std::string(v.name).ends_with("_st"); }
+bool splits_k(const GemmVariant& v) {
+  const std::string name = v.name;
+  return is_persistent(v) && (name.ends_with("_k2") || name.ends_with("_k4"));
+}
 
 // The relative rounding error of one conversion to `t` (round to nearest even).
 double unit_roundoff(fly_dtype_t t) {
@@ -54,9 +58,10 @@ constexpr int64_t kGuardRows = 2;  // rows of D past the last one, poisoned, tha
 // beta = 0 leaves C unread (and lets the persistent block's epilogue store column pairs).
 // behind_writer: A, B, C and the scales hold NaN until a kernel launched just before the variant
 // on its stream writes them (fly_test::late_writer), after the variant's blocks may be resident.
-// ldd: D's row pitch, n + 5 (rows not 16-byte aligned) unless given.
+// ldd: D's row pitch, n + 5 (rows not 16-byte aligned) unless given. d_bytes: where D's bytes go too.
 void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned seed, Data data = Data::exact,
-                 float beta = 2.f, bool behind_writer = false, int64_t ldd_given = 0) {
+                 float beta = 2.f, bool behind_writer = false, int64_t ldd_given = 0,
+                 std::vector<unsigned char>* d_bytes = nullptr) {
   const int64_t lda = k + v.align_elems * 2, ldb = k + v.align_elems, ldc = n + 3, ldd = ldd_given ? ldd_given : n + 5;
   SCOPED_TRACE(std::string(v.name) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
                (data == Data::exact ? " exact" : " random") + " beta " + std::to_string(beta) + " ldd " +
@@ -111,6 +116,7 @@ void run_variant(const GemmVariant& v, int64_t m, int64_t n, int64_t k, unsigned
   CUDA_OK(cudaStreamSynchronize(stream));
   CUDA_OK(cudaStreamDestroy(stream));
   CUDA_OK(cudaMemcpy(D.bytes.data(), dD, D.bytes.size(), cudaMemcpyDeviceToHost));
+  if (d_bytes != nullptr) *d_bytes = D.bytes;
   for (void* ptr : {dA, dB, dC, dD}) CUDA_OK(cudaFree(ptr));
   for (void* ptr : staged) CUDA_OK(cudaFree(ptr));
   CUDA_OK(cudaFree(dsa));
@@ -241,6 +247,32 @@ TEST(GemmVariantsCuda, PersistentVariantsWalkEveryTile) {
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "SKIPPED: no persistent (tmaws) variant compiled in (FLY_GEMM_FILTER)";
+}
+
+// Split-K over a cluster (`_k2`, `_k4` cells): each block finishes its slice of a tile by adding
+// the other blocks' partial sums in rank order, so two calls on the same data give the same bits
+// (engines compare runs; atomics would not). Uneven shares of K (a K tail and 33 k-tiles among 2
+// or 4 blocks), several tiles a cluster (the exchange buffers reused), random data, beta * C for
+// f32 D; each call also against the reference.
+TEST(GemmVariantsCuda, SplitKVariantsGiveTheSameBitsOnEveryCall) {
+  FLY_SKIP_WITHOUT_GPU();
+  int device = 0, sms = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int checked = 0;
+  for (const auto& v : fly::dispatch::gemm_variants()) {
+    if (v.target != fly::dispatch::Target::sm90a || !splits_k(v)) continue;
+    const int64_t m = v.bm + 3, n = (sms / 2 + 3) * v.bn - 3, k = 32 * v.bk + v.align_elems;
+    const float beta = v.d_type == FLY_DTYPE_F32 ? 2.f : 0.f;
+    std::vector<unsigned char> first, second;
+    run_variant(v, m, n, k, 12001, Data::random, beta, false, 0, &first);
+    run_variant(v, m, n, k, 12001, Data::random, beta, false, 0, &second);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(first.size(), second.size());
+    EXPECT_TRUE(first == second) << v.name << ": two calls on the same data differ";
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "SKIPPED: no split-K (_k2, _k4) variant compiled in (they are on trial: FLY_GEMM_TRIAL=ON)";
 }
 
 // The TMA-store epilogue (`_st` cells): with beta = 0 and 16-byte rows of D each warpgroup's tile
