@@ -5,7 +5,8 @@
 # TUNE=1 (FLY_TUNE_ALL=1: every variant's time per shape in tune.txt) runs, instead of the full bench, `fly_bench --tune=src/dispatch/tuning/sm90a.tsv` (every variant on every tuning
 # shape, about 3 minutes), copies the new table to $OUT/sm90a.tsv (commit it as
 # src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
-# rows of fly_bench again (bench_tuned.txt).
+# rows of fly_bench again (bench_tuned.txt). TUNE_DEADLINE (seconds from the start, default 540)
+# stops a tune that has not finished by then (tune.txt keeps the shapes done).
 # TUNE_PA=1 likewise runs `fly_bench --tune-pa=src/dispatch/tuning/pa_decode_sm90a.tsv` (every
 # eligible paged-decode variant on every bench shape in each cache layout, each checked against the
 # host backend; a minute or two by estimate, not yet run), copies the new table to
