@@ -134,8 +134,9 @@ FLY_HOST_DEVICE inline void arrive_cluster(uint64_t* bar, uint32_t cta) {
 #endif
 }
 // One arrival on the mbarrier at bar's offset in CTA `cta` of this cluster, releasing at cluster
-// scope: this thread's earlier stores into that CTA's shared memory (cluster::store_remote) are
-// visible to whoever acquires the phase there (wait_cluster). Costlier than arrive_cluster (above):
+// scope: the stores into that CTA's shared memory (cluster::store_remote) that come before it, this
+// thread's or, through a barrier, its warpgroup's, are visible to whoever acquires the phase there
+// (wait_cluster). Costlier than arrive_cluster (above):
 // for a once-a-tile exchange, not a per-stage release.
 FLY_HOST_DEVICE inline void arrive_cluster_release(uint64_t* bar, uint32_t cta) {
 #if defined(FLY_ARCH_MMA_SM90_ENABLED)

@@ -39,8 +39,9 @@
 // in N (A re-read by fewer blocks: L2 bytes N K (1 + M / BN) in all) still give every SM work on
 // decode and medium shapes. Then each block finishes 1 / SplitK of the tile: the consumer threads
 // send the other blocks their slices through distributed shared memory (remote stores, then one
-// release.cluster arrival a warpgroup on the receiver's mbarrier), add what they received in rank
-// order, and store their slice of D; no workspace, no atomics, the same sums on every call.
+// release.cluster arrival a warpgroup on the receiver's mbarrier), add to their own what they
+// received, in rank order, and store their slice of D; no workspace, no atomics, the same sums on
+// every call.
 //
 // Epilogue: straight from the totals to D (alpha * scales, beta * C, RNE to D's type), a pair of
 // adjacent columns as one store where D's alignment allows, nothing outside D. With TmaStore (cells
@@ -176,7 +177,7 @@ struct GemmWgmmaWsBlock {
         produce(map_a, map_b, smem, full, multicast > 1 ? cluster_empty : empty, work, p.let_next_start);
       } else if constexpr (multicast > 1) {
         const int lane = thr - 32;  // the producer warpgroup's second warp
-        if (lane >= 0 && lane < cluster) Ring::relay(empty, cluster_empty, work.count() * work.k_tiles, lane);
+        if (lane >= 0 && lane < multicast) Ring::relay(empty, cluster_empty, work.count() * work.k_tiles, lane);
       }
     } else {
       if constexpr (moves_registers) gmma::warpgroup_reg_alloc<consumer_regs>();
@@ -196,6 +197,11 @@ struct GemmWgmmaWsBlock {
     int m0, n0;
     work.coord(0, m0, n0);
     return n0;
+  }
+
+  // ... and the first column of K it reads (split over K: its share's first k-tile).
+  __device__ static int64_t first_k0(GemmParams const& p, int block, int blocks) {
+    return int64_t(make_work(p, block, blocks).k_begin) * BK;
   }
 
   // A block's share of the cluster's tiles: cluster tiles first, first + step, ...; of each, M-tile
@@ -281,7 +287,7 @@ FLY_UNROLL
       } else {
         mainloop_drained(total, part[0], ring, full, empty, work.k_tiles, it, group, thr);
       }
-      if constexpr (split_k > 1) {
+      if constexpr (split_k > 1) {  // every warpgroup of every tile, in or past D: the peers wait for it
         exchange(total, detail::smem_u32(smem + Stages * stage_bytes + store_bytes) + group * (split_k - 1) * exchange_slot_bytes,
                  received + group, read + group, i, i + 1 == tiles, work.rank, group, thr % 128);
       }
@@ -397,11 +403,11 @@ FLY_UNROLL
   // other block j's slice of its totals into j's buffer (slot `rank` there, counted without j);
   // once the whole warpgroup has, one thread arrives on j's `received`, releasing the stores at
   // cluster scope (one fence a block, not one a thread). Then it waits for its own `received`, adds
-  // the others' copies of its slice in rank order (the same order every call: no run-to-run
-  // variation) and, unless this is its last tile, tells them through their `read` that their slot
+  // the others' copies of its slice to its own in rank order (the same order every call: no
+  // run-to-run variation) and, unless this is its last tile, tells them through their `read` that their slot
   // is free again, which they wait for before the next tile's stores. `buffer`: this warpgroup's
   // split_k - 1 slots in this block; `received`, `read`: its two barriers.
-  __device__ __forceinline__ static void exchange(float (&total)[subs][acc_size], uint32_t buffer, uint64_t* received, uint64_t* read,
+  __device__ static void exchange(float (&total)[subs][acc_size], uint32_t buffer, uint64_t* received, uint64_t* read,
                                   int64_t tile, bool last, int rank, int group, int t) {
     constexpr int quads = slice_floats / 4;
     auto at = [&](int slot, int q) { return buffer + uint32_t(((slot * quads + q) * 128 + t) * 16); };
@@ -483,7 +489,7 @@ FLY_UNROLL
   // The warpgroup's 64 x BN totals into D from row m0, column n0: total[sub][4j + 2h + c] is
   // row 16 warp + lane / 4 + 8h, column 128 sub + 8j + 2 (lane % 4) + c (wgmma's D fragment).
   // Split over K, only the slice this block (rank) finished.
-  __device__ __forceinline__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t,
+  __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t,
                                int rank) {
     const int warp = t / 32, lane = t % 32;
     const float scale = epilogue_scale(p);

@@ -174,7 +174,9 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.split_k = m[11].matched ? std::stoi(m[11]) : 1;
   cell.min_blocks = m[12].matched ? std::stoi(m[12]) : 0;
   cell.tma_store = m[13].matched;
-  return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1 && cell.split_k >= 1;
+  // (:k1 would drop out of the name, a second cell of the same name)
+  return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1 &&
+         (!m[11].matched || cell.split_k >= 2);
 }
 
 // The sm_90a limit on a block's dynamic shared memory (227 KB).
@@ -485,7 +487,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << "  extern __shared__ __align__(128) unsigned char smem[];\n"
       << "  fly::kernels::warm_b_then_wait<Block>(args.p, "
       << (copy.ws ? "Block::first_n0(args.p, int(blockIdx.x), int(gridDim.x))" : "int64_t(blockIdx.y) * Block::BN")
-      << ", int(threadIdx.x));\n"
+      << ", int(threadIdx.x)"
+      << (cell.split_k > 1 ? ", Block::first_k0(args.p, int(blockIdx.x), int(gridDim.x))" : "") << ");\n"
       << (copy.ws ? "  Block::run(args.a, args.b, args.d_by_tma ? &args.d : nullptr, args.p, smem, int(blockIdx.x), "
                     "int(gridDim.x), int(threadIdx.x));\n}\n\n"
                   : "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n")
