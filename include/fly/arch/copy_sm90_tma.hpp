@@ -54,37 +54,26 @@ FLY_HOST_DEVICE inline void arrive(uint64_t* bar) {
 #endif
 }
 
-// True once the phase of parity `phase` has completed (a bounded hardware wait, then false).
+// True once the phase of parity `phase` has completed (a bounded hardware wait, then false). With
+// AcquireCluster, acquiring at cluster scope: what other CTAs of the cluster stored into this CTA's
+// shared memory before their release.cluster arrivals on `bar` (arrive_cluster_release) is
+// visible after it; otherwise at CTA scope (the default semantics).
+template <bool AcquireCluster = false>
 FLY_HOST_DEVICE inline bool try_wait(uint64_t* bar, uint32_t phase) {
 #if defined(FLY_ARCH_MMA_SM90_ENABLED)
   uint32_t done = 0;
-  asm volatile(
-      "{\n .reg .pred p;\n"
-      " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      " selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(detail::smem_u32(bar)), "r"(phase)
-      : "memory");
-  return done != 0;
-#else
-  detail::arch_unavailable_sm90(bar, phase);
-  return false;
-#endif
-}
-
-// True once the phase of parity `phase` has completed, acquiring at cluster scope: what other
-// CTAs of the cluster stored into this CTA's shared memory before their release.cluster arrivals on
-// `bar` (arrive_cluster_release) is visible after it.
-FLY_HOST_DEVICE inline bool try_wait_cluster(uint64_t* bar, uint32_t phase) {
-#if defined(FLY_ARCH_MMA_SM90_ENABLED)
-  uint32_t done = 0;
-  asm volatile(
-      "{\n .reg .pred p;\n"
-      " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-      " selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(detail::smem_u32(bar)), "r"(phase)
-      : "memory");
+#define FLY_MBARRIER_TRY_WAIT(sem)                                                         \
+  asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity" sem ".shared::cta.b64 p, [%1], %2;\n" \
+               " selp.u32 %0, 1, 0, p;\n}\n"                                              \
+               : "=r"(done)                                                                 \
+               : "r"(detail::smem_u32(bar)), "r"(phase)                                     \
+               : "memory")
+  if constexpr (AcquireCluster) {
+    FLY_MBARRIER_TRY_WAIT(".acquire.cluster");
+  } else {
+    FLY_MBARRIER_TRY_WAIT("");
+  }
+#undef FLY_MBARRIER_TRY_WAIT
   return done != 0;
 #else
   detail::arch_unavailable_sm90(bar, phase);
@@ -112,10 +101,10 @@ FLY_HOST_DEVICE inline void spin(Try try_once, uint64_t* bar, uint32_t phase) {
 }
 
 // Waits for the phase of parity `phase` (spin: FLY_MBARRIER_TRAP_AFTER_NS).
-FLY_HOST_DEVICE inline void wait(uint64_t* bar, uint32_t phase) { spin(try_wait, bar, phase); }
+FLY_HOST_DEVICE inline void wait(uint64_t* bar, uint32_t phase) { spin(try_wait<false>, bar, phase); }
 
-// The same, acquiring at cluster scope (try_wait_cluster).
-FLY_HOST_DEVICE inline void wait_cluster(uint64_t* bar, uint32_t phase) { spin(try_wait_cluster, bar, phase); }
+// The same, acquiring at cluster scope (try_wait<true>).
+FLY_HOST_DEVICE inline void wait_cluster(uint64_t* bar, uint32_t phase) { spin(try_wait<true>, bar, phase); }
 
 // One arrival on the mbarrier at bar's offset in CTA `cta` of this cluster: how a consumer frees a
 // stage that other CTAs' multicasts fill. The default semantics (release at CTA scope), as CUTLASS's
