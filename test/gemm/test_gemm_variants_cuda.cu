@@ -53,6 +53,14 @@ double unit_roundoff(fly_dtype_t t) {
   return t == FLY_DTYPE_BF16 ? std::ldexp(1.0, -8) : t == FLY_DTYPE_F16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
 }
 
+// The current device's multiprocessors (the persistent blocks launch about one block each).
+int sm_count() {
+  int device = 0, sms = 0;
+  EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+  EXPECT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
+  return sms;
+}
+
 constexpr int64_t kGuardRows = 2;  // rows of D past the last one, poisoned, that must stay so
 
 // beta = 0 leaves C unread (and lets the persistent block's epilogue store column pairs).
@@ -231,9 +239,7 @@ TEST(GemmVariantsCuda, EveryVariantOnRandomDataStaysWithinTheBound) {
 // and f16 D with beta = 0 (the epilogue's column pairs), f32 with beta * C (single stores).
 TEST(GemmVariantsCuda, PersistentVariantsWalkEveryTile) {
   FLY_SKIP_WITHOUT_GPU();
-  int device = 0, sms = 0;
-  CUDA_OK(cudaGetDevice(&device));
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   int checked = 0;
   unsigned seed = 9001;
   for (const auto& v : fly::dispatch::gemm_variants()) {
@@ -256,9 +262,7 @@ TEST(GemmVariantsCuda, PersistentVariantsWalkEveryTile) {
 // f32 D; each call also against the reference.
 TEST(GemmVariantsCuda, SplitKVariantsGiveTheSameBitsOnEveryCall) {
   FLY_SKIP_WITHOUT_GPU();
-  int device = 0, sms = 0;
-  CUDA_OK(cudaGetDevice(&device));
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   int checked = 0;
   for (const auto& v : fly::dispatch::gemm_variants()) {
     if (v.target != fly::dispatch::Target::sm90a || !splits_k(v)) continue;
@@ -283,9 +287,7 @@ TEST(GemmVariantsCuda, SplitKVariantsGiveTheSameBitsOnEveryCall) {
 // not 16-byte aligned or beta != 0 the same cells store directly: the other tests' shapes.
 TEST(GemmVariantsCuda, TmaStoreEpilogueWritesExactlyD) {
   FLY_SKIP_WITHOUT_GPU();
-  int device = 0, sms = 0;
-  CUDA_OK(cudaGetDevice(&device));
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = sm_count();
   auto aligned_ldd = [](int64_t n) { return (n + 5 + 7) / 8 * 8; };  // past n, 16-byte rows for 2- and 4-byte D
   int checked = 0;
   unsigned seed = 9501;
