@@ -56,7 +56,7 @@ FLY_HOST_DEVICE inline void arrive(uint64_t* bar) {
 
 // True once the phase of parity `phase` has completed (a bounded hardware wait, then false). With
 // AcquireCluster, acquiring at cluster scope: what other CTAs of the cluster stored into this CTA's
-// shared memory before their release.cluster arrivals on `bar` (arrive_cluster_release) is
+// shared memory before their release.cluster arrivals on `bar` (arrive_cluster<true>) is
 // visible after it; otherwise at CTA scope (the default semantics).
 template <bool AcquireCluster = false>
 FLY_HOST_DEVICE inline bool try_wait(uint64_t* bar, uint32_t phase) {
@@ -110,31 +110,24 @@ FLY_HOST_DEVICE inline void wait_cluster(uint64_t* bar, uint32_t phase) { spin(t
 // stage that other CTAs' multicasts fill. The default semantics (release at CTA scope), as CUTLASS's
 // ClusterBarrier::arrive: with .release.cluster each arrival cost ~0.5-1 us on the H200 (a GEMM
 // block releasing a stage to 2 or 4 CTAs ran 2.5x and 6.5x slower than without a cluster).
+// ReleaseCluster (for a once-a-tile exchange, not a per-stage release): releasing at cluster scope,
+// so that the stores into that CTA's shared memory (cluster::store_remote) that come before it,
+// this thread's or, through a barrier, its warpgroup's, are visible to whoever acquires the phase
+// there (wait_cluster).
+template <bool ReleaseCluster = false>
 FLY_HOST_DEVICE inline void arrive_cluster(uint64_t* bar, uint32_t cta) {
 #if defined(FLY_ARCH_MMA_SM90_ENABLED)
-  asm volatile(
-      "{\n .reg .b32 remote;\n"
-      " mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(detail::smem_u32(bar)),
-      "r"(cta)
-      : "memory");
-#else
-  detail::arch_unavailable_sm90(bar, cta);
-#endif
-}
-// One arrival on the mbarrier at bar's offset in CTA `cta` of this cluster, releasing at cluster
-// scope: the stores into that CTA's shared memory (cluster::store_remote) that come before it, this
-// thread's or, through a barrier, its warpgroup's, are visible to whoever acquires the phase there
-// (wait_cluster). Costlier than arrive_cluster (above):
-// for a once-a-tile exchange, not a per-stage release.
-FLY_HOST_DEVICE inline void arrive_cluster_release(uint64_t* bar, uint32_t cta) {
-#if defined(FLY_ARCH_MMA_SM90_ENABLED)
-  asm volatile(
-      "{\n .reg .b32 remote;\n"
-      " mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(detail::smem_u32(bar)),
-      "r"(cta)
-      : "memory");
+#define FLY_MBARRIER_ARRIVE_REMOTE(sem)                                                              \
+  asm volatile("{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"                 \
+               " mbarrier.arrive" sem ".shared::cluster.b64 _, [remote];\n}\n" ::"r"(detail::smem_u32(bar)), \
+               "r"(cta)                                                                               \
+               : "memory")
+  if constexpr (ReleaseCluster) {
+    FLY_MBARRIER_ARRIVE_REMOTE(".release.cluster");
+  } else {
+    FLY_MBARRIER_ARRIVE_REMOTE("");
+  }
+#undef FLY_MBARRIER_ARRIVE_REMOTE
 #else
   detail::arch_unavailable_sm90(bar, cta);
 #endif

@@ -413,7 +413,7 @@ FLY_UNROLL
     auto at = [&](int slot, int q) { return buffer + uint32_t(((slot * quads + q) * 128 + t) * 16); };
     auto arrive_on_the_others = [&](uint64_t* bar) {
       sync_warpgroup(group);  // every thread's stores (or reads) come before the one arrival
-      if (t < split_k && t != rank) mbarrier::arrive_cluster_release(bar, uint32_t(t));  // thread j: block j's
+      if (t < split_k && t != rank) mbarrier::arrive_cluster<true>(bar, uint32_t(t));  // thread j: block j's
     };
     if (tile > 0) mbarrier::wait_cluster(read, uint32_t(tile - 1) & 1);
 FLY_UNROLL
