@@ -63,6 +63,14 @@ logs="$out/logs"
 mkdir -p "$logs"
 jobs=$(nproc)
 
+# seconds_until <seconds from the script's start> [cap]: the time left before that deadline, at
+# most cap: how SANITIZE_DEADLINE, TUNE_DEADLINE and NCU_DEADLINE keep a run inside one device call.
+seconds_until() {
+  local left=$(( script_start + $1 - $(date +%s) ))
+  [[ -n ${2:-} ]] && ((left > $2)) && left=$2
+  echo "$left"
+}
+
 # PA_ENVS / GEMM_ENVS: one pass per setting (commas join several variables, e.g.
 # FLY_GEMM_PDL=1,FLY_GEMM_WARM=0): the op's fly_bench rows under it (compare.txt), and its GPU
 # tests' checks under it, so the path the setting selects is tested too (logs/ctest_envs.log).
@@ -116,13 +124,12 @@ if [[ $sanitize == 1 ]]; then
   if ((status == 0)); then
     # SANITIZE_DEADLINE (seconds from the script's start) keeps the whole run inside one device call:
     # a run that would start past it is listed as not run, and each run gets at most the time left.
-    deadline=$(( script_start + ${SANITIZE_DEADLINE:-560} ))
     for tool in ${SANITIZE_TOOLS:-memcheck synccheck racecheck}; do
       for bin in "${gpu_tests[@]}"; do
         path=$(find build/cuda/test -name "$bin" -type f | head -1)
         echo "== $tool: $bin" >>"$out/sanitize.txt"
         t0=$(date +%s)
-        left=$(( deadline - t0 )); limit=${SANITIZE_TIMEOUT:-240}; ((left < limit)) && limit=$left
+        limit=$(seconds_until "${SANITIZE_DEADLINE:-560}" "${SANITIZE_TIMEOUT:-240}")
         if ((limit < 10)); then echo "   not run: past SANITIZE_DEADLINE" >>"$out/sanitize.txt"; status=3; continue; fi
         timeout "$limit" "$san" --tool "$tool" --error-exitcode 7 "$path" "--gtest_filter=$big" \
           >"$logs/san_${tool}_$bin.log" 2>&1 || status=3
@@ -198,7 +205,7 @@ fi
 if ((status == 0 || status == 3)) && [[ $tune == 1 ]]; then
   # TUNE_DEADLINE (seconds from the start, default 540): a variant that hangs (the library's barrier
   # waits do not trap) costs the tune, not the call's summary and logs; tune.txt keeps the shapes done.
-  tune_left=$(( script_start + ${TUNE_DEADLINE:-540} - $(date +%s) ))
+  tune_left=$(seconds_until "${TUNE_DEADLINE:-540}")
   ((tune_left < 10)) && tune_left=10
   if timeout "$tune_left" build/cuda/bench/fly_bench --tune=src/dispatch/tuning/sm90a.tsv >"$out/tune.txt" 2>&1; then
     cp src/dispatch/tuning/sm90a.tsv "$out/sm90a.tsv"
@@ -229,9 +236,8 @@ if [[ -x build/cuda/bench/fly_bench ]]; then
     echo "== ncu $row" >>"$out/ncu_gemm.txt"
     # NCU_DEADLINE (seconds from the start, default 500): no row runs past it, so that the summary
     # and the logs still come back inside one 10-minute device call.
-    left=$(( script_start + ${NCU_DEADLINE:-500} - $(date +%s) ))
+    left=$(seconds_until "${NCU_DEADLINE:-500}" 150)
     if ((left < 20)); then echo "   not run: past NCU_DEADLINE" >>"$out/ncu_gemm.txt"; continue; fi
-    ((left > 150)) && left=150
     timeout "$left" "$ncu" $ncu_clocks -k regex:gemm_sm90a --launch-skip 3 --launch-count 1 --section SpeedOfLight \
       --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" \
