@@ -200,8 +200,14 @@ struct GemmWgmmaWsBlock {
   }
 
   // ... and the first column of K it reads (split over K: its share's first k-tile).
-  __device__ static int64_t first_k0(GemmParams const& p, int block, int blocks) {
-    return int64_t(make_work(p, block, blocks).k_begin) * BK;
+  __device__ static int64_t first_k0(GemmParams const& p) { return int64_t(k_share(p, 0)) * BK; }
+
+  // Split over K, the first k-tile of this block's share (`end` 1: of the next block's, where its
+  // own ends); the shares are even, the last ones a k-tile longer where they do not divide.
+  __device__ static int k_share(GemmParams const& p, int end) {
+    const int k_all = (p.k + BK - 1) / BK;
+    const int share = (split_k > 1 ? int(cluster::block_rank()) : 0) + end;
+    return int(int64_t(k_all) * share / split_k);
   }
 
   // A block's share of the cluster's tiles: cluster tiles first, first + step, ...; of each, M-tile
@@ -222,12 +228,9 @@ struct GemmWgmmaWsBlock {
   // The cluster walks tiles of cluster_m BM x cluster_n BN; this block takes one BM x BN of each
   // (or, split over K, its share of every k-tile range).
   __device__ static Work make_work(GemmParams const& p, int block, int blocks) {
-    const int rank = cluster > 1 ? int(cluster::block_rank()) : 0;
-    const int k_all = (p.k + BK - 1) / BK;
-    const int k_begin = int(int64_t(k_all) * (split_k > 1 ? rank : 0) / split_k);
-    const int k_end = int(int64_t(k_all) * ((split_k > 1 ? rank : 0) + 1) / split_k);
+    const int k_begin = k_share(p, 0);
     return Work{GemmTileScheduler(p.m, p.n, BM * cluster_m, BN * cluster_n, group_m / cluster_m), block / cluster,
-                blocks / cluster, rank, k_begin, k_end - k_begin};
+                blocks / cluster, cluster > 1 ? int(cluster::block_rank()) : 0, k_begin, k_share(p, 1) - k_begin};
   }
 
   // With a cluster: once this block's consumers are done with a stage, lane c tells block c (its

@@ -464,9 +464,10 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << copy.bits << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.ws) {
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
-      << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d)
-      << (cell.tma_store || cell.split_k > 1 ? cell.tma_store ? ", true" : ", false" : "")
-      << (cell.split_k > 1 ? ", " + std::to_string(cell.split_k) : std::string()) << ">;\n";
+      << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d);
+    if (cell.tma_store || cell.split_k > 1) f << (cell.tma_store ? ", true" : ", false");  // TmaStore, when spelled or before SplitK
+    if (cell.split_k > 1) f << ", " << cell.split_k;
+    f << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
       << kDtypeCpp.at(cell.d) << ">;\n";
@@ -488,7 +489,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << "  fly::kernels::warm_b_then_wait<Block>(args.p, "
       << (copy.ws ? "Block::first_n0(args.p, int(blockIdx.x), int(gridDim.x))" : "int64_t(blockIdx.y) * Block::BN")
       << ", int(threadIdx.x)"
-      << (cell.split_k > 1 ? ", Block::first_k0(args.p, int(blockIdx.x), int(gridDim.x))" : "") << ");\n"
+      << (cell.split_k > 1 ? ", Block::first_k0(args.p)" : "") << ");\n"
       << (copy.ws ? "  Block::run(args.a, args.b, args.d_by_tma ? &args.d : nullptr, args.p, smem, int(blockIdx.x), "
                     "int(gridDim.x), int(threadIdx.x));\n}\n\n"
                   : "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n")
