@@ -66,6 +66,7 @@
 #include "fly/arch/mma_sm90_accumulate.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_tma_ring.hpp"
+#include "gemm_split_k.hpp"
 #include "gemm_tma_store.hpp"
 #include "gemm_tile_scheduler.hpp"
 #include "gemm_wgmma_tile.hpp"
@@ -117,10 +118,9 @@ struct GemmWgmmaWsBlock {
   // block receives the other blocks' copies of its slice into its exchange buffer: per consumer
   // warpgroup, split_k - 1 slots (one per sender) of `slice` floats x 128 threads, as float4s
   // with consecutive threads adjacent.
-  static constexpr int frag_floats = subs * acc_size, slice_floats = frag_floats / split_k;
-  static_assert(frag_floats % (4 * split_k) == 0, "GemmWgmmaWsBlock: each split-K slice is whole float4s");
-  static constexpr int exchange_slot_bytes = slice_floats * 128 * 4;
-  static constexpr int exchange_bytes = split_k > 1 ? consumers * (split_k - 1) * exchange_slot_bytes : 0;
+  static constexpr int frag_floats = subs * acc_size;
+  using Split = SplitKExchange<frag_floats, split_k>;  // gemm_split_k.hpp
+  static constexpr int exchange_bytes = consumers * Split::buffer_bytes;
   // full, empty[, cluster_empty] per stage[, received and read per consumer warpgroup]
   static constexpr int barriers = (multicast > 1 ? 3 * Stages : 2 * Stages) + (split_k > 1 ? 2 * consumers : 0);
   // TmaStore: two chunk buffers per consumer warpgroup after the ring (1024-byte aligned: stages are
@@ -205,9 +205,7 @@ struct GemmWgmmaWsBlock {
   // Split over K, the first k-tile of this block's share (`end` 1: of the next block's, where its
   // own ends); the shares are even, the last ones a k-tile longer where they do not divide.
   __device__ static int k_share(GemmParams const& p, int end) {
-    const int k_all = (p.k + BK - 1) / BK;
-    const int share = (split_k > 1 ? int(cluster::block_rank()) : 0) + end;
-    return int(int64_t(k_all) * share / split_k);
+    return Split::k_begin((p.k + BK - 1) / BK, (split_k > 1 ? int(cluster::block_rank()) : 0) + end);
   }
 
   // A block's share of the cluster's tiles: cluster tiles first, first + step, ...; of each, M-tile
@@ -291,7 +289,7 @@ FLY_UNROLL
         mainloop_drained(total, part[0], ring, full, empty, work.k_tiles, it, group, thr);
       }
       if constexpr (split_k > 1) {  // every warpgroup of every tile, in or past D: the peers wait for it
-        exchange(total, detail::smem_u32(smem + Stages * stage_bytes + store_bytes) + group * (split_k - 1) * exchange_slot_bytes,
+        exchange(total, detail::smem_u32(smem + Stages * stage_bytes + store_bytes) + group * Split::buffer_bytes,
                  received + group, read + group, i, i + 1 == tiles, work.rank, group, thr % 128);
       }
       if constexpr (tma_store) {
@@ -412,8 +410,8 @@ FLY_UNROLL
   // split_k - 1 slots in this block; `received`, `read`: its two barriers.
   __device__ static void exchange(float (&total)[subs][acc_size], uint32_t buffer, uint64_t* received, uint64_t* read,
                                   int64_t tile, bool last, int rank, int group, int t) {
-    constexpr int quads = slice_floats / 4;
-    auto at = [&](int slot, int q) { return buffer + uint32_t(((slot * quads + q) * 128 + t) * 16); };
+    constexpr int slice_floats = Split::slice_floats;
+    auto at = [&](int from, int to, int f) { return buffer + Split::offset(Split::slot(from, to), (f % slice_floats) / 4, t); };
     auto arrive_on_the_others = [&](uint64_t* bar) {
       sync_warpgroup(group);  // every thread's stores (or reads) come before the one arrival
       if (t < split_k && t != rank) mbarrier::arrive_cluster<true>(bar, uint32_t(t));  // thread j: block j's
@@ -421,9 +419,9 @@ FLY_UNROLL
     if (tile > 0) mbarrier::wait_cluster(read, uint32_t(tile - 1) & 1);
 FLY_UNROLL
     for (int f = 0; f < frag_floats; f += 4) {
-      const int j = f / slice_floats, sub = f / acc_size, i = f % acc_size;  // j: the block that finishes them
+      const int j = Split::owner(f), sub = f / acc_size, i = f % acc_size;  // j: the block that finishes them
       if (j != rank)
-        cluster::store_remote(at(rank < j ? rank : rank - 1, (f % slice_floats) / 4), uint32_t(j), total[sub][i],
+        cluster::store_remote(at(rank, j, f), uint32_t(j), total[sub][i],
                               total[sub][i + 1], total[sub][i + 2], total[sub][i + 3]);
     }
     arrive_on_the_others(received);
@@ -433,11 +431,11 @@ FLY_UNROLL
 FLY_UNROLL
       for (int f = 0; f < frag_floats; f += 4) {
         const int sub = f / acc_size, i = f % acc_size;
-        if (from != rank && f / slice_floats == rank) {
+        if (from != rank && Split::owner(f) == rank) {
           float x, y, z, w;
           asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
                        : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
-                       : "r"(at(from < rank ? from : from - 1, (f % slice_floats) / 4))
+                       : "r"(at(from, rank, f))
                        : "memory");
           total[sub][i] += x;
           total[sub][i + 1] += y;
@@ -504,7 +502,7 @@ FLY_UNROLL
       for (int i = 0; i < acc_size; i += 2) {
         const int row = m0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
         const int col = n0 + sub * sub_n + 8 * (i / 4) + 2 * (lane % 4);
-        if (row >= p.m || col >= p.n || (split_k > 1 && (sub * acc_size + i) / slice_floats != rank)) continue;
+        if (row >= p.m || col >= p.n || (split_k > 1 && Split::owner(sub * acc_size + i) != rank)) continue;
         if (pairs && col + 1 < p.n) {
           *reinterpret_cast<Pair*>(static_cast<TD*>(p.d) + int64_t(row) * p.ldd + col) =
               Pair{TD(scale * total[sub][i]), TD(scale * total[sub][i + 1])};
