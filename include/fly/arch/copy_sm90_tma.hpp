@@ -228,8 +228,9 @@ struct SM90_TMA_LOAD_5D {
 };
 
 // Orders this thread's earlier shared-memory accesses (the generic proxy: ld/st, ldmatrix) before
-// its later TMA writes to the same bytes (the async proxy): a stage read or zeroed by the threads
-// is refilled by TMA only after this fence.
+// later accesses of the async proxy to the same bytes: a stage read or zeroed by the threads is
+// refilled by a TMA load only after this fence, and a tile the threads wrote is read by a TMA store
+// (after the fence and a barrier among the writers) only once it is whole.
 FLY_HOST_DEVICE inline void fence_proxy_async_shared() {
 #if defined(FLY_ARCH_MMA_SM90_ENABLED)
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");

@@ -466,6 +466,9 @@ FLY_UNROLL
     const float scale = epilogue_scale(p);  // beta is 0: the launcher gives no map otherwise
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
+      // chunks wholly past D's last column (an N tail) store nothing: leave them, and `stored` with
+      // them, so that the buffers keep alternating with the committed boxes (same for every thread)
+      if (n0 + c * StoreChunk::cols >= p.n) break;
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
       if (t == 0) tma_store_wait_read<1>();
       sync_warpgroup(group);  // buf is free
