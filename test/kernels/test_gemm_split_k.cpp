@@ -114,32 +114,31 @@ void expect_exchange_finishes_every_float_once() {
   for (size_t i = 0; i < finished.size(); ++i) ASSERT_EQ(finished[i], 1) << "thread " << i / FragFloats << " float " << i % FragFloats;
 }
 
-// One consumer thread's floats in the trial cells: BN = 128 (64), BN = 256 (two sub-tiles of 64).
-TEST(GemmSplitK, SharesCoverEveryKTileOnce) {
-  expect_shares_cover_every_k_tile_once<64, 1>();
-  expect_shares_cover_every_k_tile_once<64, 2>();
-  expect_shares_cover_every_k_tile_once<128, 4>();
+// One consumer thread's floats in the trial cells, BN = 128 (64) and BN = 256 (two sub-tiles of
+// 64), split over 2 or 4 blocks; and no split, as every other persistent cell runs.
+template <int FragFloats, int SplitK>
+struct Cell {
+  static constexpr int frag_floats = FragFloats, split_k = SplitK;
+};
+template <class C>
+class GemmSplitK : public ::testing::Test {};
+using Cells = ::testing::Types<Cell<64, 1>, Cell<64, 2>, Cell<64, 4>, Cell<128, 2>, Cell<128, 4>>;
+TYPED_TEST_SUITE(GemmSplitK, Cells);
+
+TYPED_TEST(GemmSplitK, SharesCoverEveryKTileOnce) {
+  expect_shares_cover_every_k_tile_once<TypeParam::frag_floats, TypeParam::split_k>();
 }
 
-TEST(GemmSplitK, EachFloatHasOneOwnerAFloat4) {
-  expect_each_float_has_one_owner_per_float4<64, 2>();
-  expect_each_float_has_one_owner_per_float4<64, 4>();
-  expect_each_float_has_one_owner_per_float4<128, 2>();
-  expect_each_float_has_one_owner_per_float4<128, 4>();
+TYPED_TEST(GemmSplitK, EachFloatHasOneOwnerAFloat4) {
+  expect_each_float_has_one_owner_per_float4<TypeParam::frag_floats, TypeParam::split_k>();
 }
 
-TEST(GemmSplitK, CopiesFillTheReceiversBufferWithoutOverlap) {
-  expect_copies_fill_the_buffer_without_overlap<64, 2>();
-  expect_copies_fill_the_buffer_without_overlap<64, 4>();
-  expect_copies_fill_the_buffer_without_overlap<128, 2>();
-  expect_copies_fill_the_buffer_without_overlap<128, 4>();
+TYPED_TEST(GemmSplitK, CopiesFillTheReceiversBufferWithoutOverlap) {
+  expect_copies_fill_the_buffer_without_overlap<TypeParam::frag_floats, TypeParam::split_k>();
 }
 
-TEST(GemmSplitK, ExchangeFinishesEveryFloatOnceInRankOrder) {
-  expect_exchange_finishes_every_float_once<64, 2>();
-  expect_exchange_finishes_every_float_once<64, 4>();
-  expect_exchange_finishes_every_float_once<128, 2>();
-  expect_exchange_finishes_every_float_once<128, 4>();
+TYPED_TEST(GemmSplitK, ExchangeFinishesEveryFloatOnceInRankOrder) {
+  expect_exchange_finishes_every_float_once<TypeParam::frag_floats, TypeParam::split_k>();
 }
 
 }  // namespace
