@@ -20,11 +20,21 @@
 
 namespace fly::kernels {
 
-// A Block's kernel allowed its dynamic shared memory (cuda_smem.hpp), once per device.
+// A Block's kernel allowed its dynamic shared memory (cuda_smem.hpp), once per device. The flag
+// belongs to the Block: for blocks with one kernel each (the TMA-fed ones).
 template <class Block, class Kernel>
 cudaError_t allow_dynamic_smem(Kernel kernel) {
   static std::atomic<uint64_t> done{0};
   return dispatch::allow_dynamic_smem(kernel, dynamic_smem_bytes<Block>(), done);
+}
+
+// ... the flag belonging to the kernel: two cells may share a Block and differ only in their
+// __launch_bounds__ (`:bN`), and each kernel needs the attribute (a flag per Block let the second
+// kernel launch without it: "invalid argument", seen on the H100 on 2026-12-05).
+template <class Block, auto Kernel>
+cudaError_t allow_kernel_dynamic_smem() {
+  static std::atomic<uint64_t> done{0};
+  return dispatch::allow_dynamic_smem(Kernel, dynamic_smem_bytes<Block>(), done);
 }
 
 // fly_gemm's sm_90a kernels can be programmatic dependent launches (cuda_dependent_launch.hpp): a
@@ -51,12 +61,12 @@ inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) 
   return p;
 }
 
-template <class Block>
-fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmProblem& problem, void* stream) {
+template <class Block, void (*Kernel)(GemmParams)>
+fly_status_t launch_cuda(const fly::dispatch::GemmProblem& problem, void* stream) {
   if (fly_status_t s = check_kernel_size(problem); s != FLY_STATUS_SUCCESS) return s;
   const dim3 grid(unsigned((problem.m + Block::BM - 1) / Block::BM), unsigned((problem.n + Block::BN - 1) / Block::BN));
   if (fly_status_t s = check_grid_y(grid.y, problem.n, Block::BN); s != FLY_STATUS_SUCCESS) return s;
-  if (cudaError_t e = allow_dynamic_smem<Block>(kernel); e != cudaSuccess) {
+  if (cudaError_t e = allow_kernel_dynamic_smem<Block, Kernel>(); e != cudaSuccess) {
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
                                                           std::to_string(dynamic_smem_bytes<Block>()) +
                                                           " bytes of shared memory: " + cudaGetErrorString(e));
@@ -69,7 +79,7 @@ fly_status_t launch_cuda(void (*kernel)(GemmParams), const fly::dispatch::GemmPr
   const GemmParams params = gemm_launch_params(problem);
   cudaLaunchAttribute attrs[2];
   dispatch::set_launch_attributes(config, attrs, params.let_next_start, nullptr);
-  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, params); e != cudaSuccess) {
+  if (cudaError_t e = cudaLaunchKernelEx(&config, Kernel, params); e != cudaSuccess) {
     (void)cudaGetLastError();
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }

@@ -49,8 +49,9 @@
 // scaled tile goes through shared memory instead (gemm_tma_store.hpp): the warpgroup fills a 64-row x
 // 128-byte chunk, one thread stores it with a TMA box, and the warpgroup fills the other of its two
 // chunk buffers meanwhile, then runs the next tile's k-tiles while the last boxes are written: whole
-// 128-byte lines, the TMA clipping the box to D, where the direct stores write 8- or 16-byte pieces
-// of eight rows per instruction.
+// 128-byte lines, where the direct stores write 8- or 16-byte pieces of eight rows per instruction.
+// Only tiles wholly inside D go by boxes (the TMA wrote past D's last column where it had to clip);
+// the edge tiles store directly.
 //
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; a 1-D grid
 // of at most one block per SM, a multiple of the cluster size, launched in such clusters.
@@ -293,9 +294,13 @@ FLY_UNROLL
                  received + group, read + group, i, i + 1 == tiles, work.rank, group, thr % 128);
       }
       if constexpr (tma_store) {
-        if (map_d != nullptr) {
-          store_by_tma(total, p, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored,
-                       m0 + group * 64, n0, thr % 128, group);
+        // Boxes only for a warpgroup's tile wholly inside D; the edge tiles store directly. The TMA
+        // wrote past D's last column where a box straddled it (the H100, 2026-12-05: D(0, 261) of a
+        // 261-column D with 272-element rows), so the boxes are never left to clip.
+        const int rows0 = m0 + group * 64;
+        if (map_d != nullptr && rows0 + 64 <= p.m && n0 + BN <= p.n) {
+          store_by_tma(total, p, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored, rows0,
+                       n0, thr % 128, group);
           continue;
         }
       }
@@ -460,15 +465,9 @@ FLY_UNROLL
   __device__ static void store_by_tma(float const (&total)[subs][acc_size], GemmParams const& p,
                                       CUtensorMap const* map_d, unsigned char* buffers, uint32_t& stored, int m0,
                                       int n0, int t, int group) {
-    // rows or columns wholly past D (a short last M-tile's second warpgroup, a cluster's tile past
-    // the edge): nothing to store, and the same for every thread of the warpgroup
-    if (m0 >= p.m || n0 >= p.n) return;
     const float scale = epilogue_scale(p);  // beta is 0: the launcher gives no map otherwise
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
-      // chunks wholly past D's last column (an N tail) store nothing: leave them, and `stored` with
-      // them, so that the buffers keep alternating with the committed boxes (same for every thread)
-      if (n0 + c * StoreChunk::cols >= p.n) break;
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
       if (t == 0) tma_store_wait_read<1>();
       sync_warpgroup(group);  // buf is free

@@ -513,9 +513,12 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
     if (cuda) f << "  fly::kernels::warm_b_then_wait<Block>(p, int64_t(blockIdx.y) * Block::BN, int(threadIdx.x));\n";
     f << "  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
   }
-  f << "\nfly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
-    << "  return fly::kernels::" << (cuda ? "launch_cuda" : "launch_hip") << "<Block>(" << cell.name()
-    << ", problem, stream);\n}\n";
+  f << "\nfly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n";
+  if (cuda) {  // the kernel as a template argument: its shared-memory opt-in is remembered per kernel
+    f << "  return fly::kernels::launch_cuda<Block, " << cell.name() << ">(problem, stream);\n}\n";
+  } else {
+    f << "  return fly::kernels::launch_hip<Block>(" << cell.name() << ", problem, stream);\n}\n";
+  }
 }
 
 }  // namespace
