@@ -28,9 +28,13 @@
 #include "common/late_writer.cuh"
 #include "common/parallel_rows.hpp"
 #include "fly/fly.h"
+#include "fly/atom/mma_traits_sm90.hpp"
 #include "fly/numeric/numeric.hpp"
+#include "gemm/gemm_launch_cuda.hpp"
 #include "gemm/gemm_launch_tma_cuda.hpp"
 #include "gemm/gemm_registry.hpp"
+#include "gemm_cpasync_kernel.hpp"
+#include "gemm_dependent_launch.hpp"
 #include "gemm_wgmma_tma_kernel.hpp"
 #include "gemm_wgmma_ws_kernel.hpp"
 
@@ -385,6 +389,38 @@ TEST(GemmVariantsCuda, EveryVariantRefusesSizesPastItsThirtyTwoBitCounts) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   CUDA_OK(cudaFree(buffer));
   EXPECT_GT(checked, 0);
+}
+
+// Two kernels over one block type, over 48 KB of shared memory, told apart only by their
+// __launch_bounds__ (as a cell and its `:bN` twin): each needs its own opt-in. Remembered per block
+// type, the second kernel launched without it ("invalid argument", the H100, 2026-12-05).
+using SharedFmaBlock = fly::kernels::GemmCpAsyncBlock<fly::SM90_FMA_F32, fly::Layout<fly::Shape<fly::Int<8>, fly::Int<8>, fly::Int<2>>>,
+                                                      64, 64, 32, 3, float>;
+static_assert(fly::kernels::dynamic_smem_bytes<SharedFmaBlock>() > 48 * 1024, "the opt-in is needed");
+
+template <int MinBlocks>
+__global__ void __launch_bounds__(SharedFmaBlock::threads, MinBlocks) shared_block_kernel(fly::kernels::GemmParams p) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  fly::kernels::warm_b_then_wait<SharedFmaBlock>(p, int64_t(blockIdx.y) * SharedFmaBlock::BN, int(threadIdx.x));
+  SharedFmaBlock::run(p, reinterpret_cast<SharedFmaBlock::TA*>(smem), int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+}
+
+template <int MinBlocks>
+fly_status_t launch_shared_block(const GemmProblem& problem, void* stream) {
+  return fly::kernels::launch_cuda<SharedFmaBlock, shared_block_kernel<MinBlocks>>(problem, stream);
+}
+
+TEST(GemmVariantsCuda, KernelsSharingABlockTypeEachGetTheirSharedMemory) {
+  FLY_SKIP_WITHOUT_GPU();
+  const GemmVariant kernels[] = {
+      {"shared_block_b1", fly::dispatch::Target::sm90a, FLY_DTYPE_F32, FLY_DTYPE_F32, 64, 64, 32, 4, &launch_shared_block<1>},
+      {"shared_block_b2", fly::dispatch::Target::sm90a, FLY_DTYPE_F32, FLY_DTYPE_F32, 64, 64, 32, 4, &launch_shared_block<2>},
+  };
+  unsigned seed = 700;
+  for (const auto& v : kernels) {
+    run_variant(v, 131, 69, 40, seed++);
+    if (HasFatalFailure()) return;
+  }
 }
 
 // The TMA-fed wgmma block with A multicast over clusters of 2 and 4 blocks (outside the grid, whose
