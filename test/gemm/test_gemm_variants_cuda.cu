@@ -427,7 +427,7 @@ TEST(GemmVariantsCuda, KernelsSharingABlockTypeEachGetTheirSharedMemory) {
 // `tma` cells have no cluster), on the shapes every generated variant runs.
 template <class Block>
 fly_status_t launch_tma_block(const GemmProblem& problem, void* stream) {
-  return fly::kernels::launch_tma_cuda<Block>(fly::kernels::gemm_wgmma_tma_kernel<Block>, problem, stream);
+  return fly::kernels::launch_tma_cuda<Block, fly::kernels::gemm_wgmma_tma_kernel<Block>>(problem, stream);
 }
 
 template <class Block>

@@ -20,21 +20,19 @@
 
 namespace fly::kernels {
 
-// A Block's kernel allowed its dynamic shared memory (cuda_smem.hpp), once per device. The flag
-// belongs to the Block: for blocks with one kernel each (the TMA-fed ones).
-template <class Block, class Kernel>
-cudaError_t allow_dynamic_smem(Kernel kernel) {
-  static std::atomic<uint64_t> done{0};
-  return dispatch::allow_dynamic_smem(kernel, dynamic_smem_bytes<Block>(), done);
-}
-
-// ... the flag belonging to the kernel: two cells may share a Block and differ only in their
-// __launch_bounds__ (`:bN`), and each kernel needs the attribute (a flag per Block let the second
-// kernel launch without it: "invalid argument", seen on the H100 on 2026-12-05).
+// Kernel allowed Block's dynamic shared memory (cuda_smem.hpp), once per device and per kernel:
+// two kernels may share a Block and differ only in their __launch_bounds__ (a cell and its `:bN`
+// twin), and each needs the attribute (a flag per Block let the second launch without it: "invalid
+// argument", seen on the H100 on 2026-12-05).
 template <class Block, auto Kernel>
-cudaError_t allow_kernel_dynamic_smem() {
+fly_status_t allow_kernel_smem() {
   static std::atomic<uint64_t> done{0};
-  return dispatch::allow_dynamic_smem(Kernel, dynamic_smem_bytes<Block>(), done);
+  if (cudaError_t e = dispatch::allow_dynamic_smem(Kernel, dynamic_smem_bytes<Block>(), done); e != cudaSuccess) {
+    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
+                                                          std::to_string(dynamic_smem_bytes<Block>()) +
+                                                          " bytes of shared memory: " + cudaGetErrorString(e));
+  }
+  return FLY_STATUS_SUCCESS;
 }
 
 // fly_gemm's sm_90a kernels can be programmatic dependent launches (cuda_dependent_launch.hpp): a
@@ -66,11 +64,7 @@ fly_status_t launch_cuda(const fly::dispatch::GemmProblem& problem, void* stream
   if (fly_status_t s = check_kernel_size(problem); s != FLY_STATUS_SUCCESS) return s;
   const dim3 grid(unsigned((problem.m + Block::BM - 1) / Block::BM), unsigned((problem.n + Block::BN - 1) / Block::BN));
   if (fly_status_t s = check_grid_y(grid.y, problem.n, Block::BN); s != FLY_STATUS_SUCCESS) return s;
-  if (cudaError_t e = allow_kernel_dynamic_smem<Block, Kernel>(); e != cudaSuccess) {
-    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
-                                                          std::to_string(dynamic_smem_bytes<Block>()) +
-                                                          " bytes of shared memory: " + cudaGetErrorString(e));
-  }
+  if (fly_status_t s = allow_kernel_smem<Block, Kernel>(); s != FLY_STATUS_SUCCESS) return s;
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = dim3(Block::threads);

@@ -69,27 +69,16 @@ void make_gemm_store_map(const fly::dispatch::GemmProblem& problem, GemmTmaArgs&
   }
 }
 
-template <class Block, class Kernel>
-fly_status_t allow_tma_block_smem(Kernel kernel) {
-  if (cudaError_t e = allow_dynamic_smem<Block>(kernel); e != cudaSuccess) {
-    return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: cannot give the kernel ") +
-                                                          std::to_string(Block::smem_bytes) +
-                                                          " bytes of shared memory: " + cudaGetErrorString(e));
-  }
-  return FLY_STATUS_SUCCESS;
-}
-
-// `kernel` runs Block::run over its arguments, as gemm_wgmma_tma_kernel does. One kernel per Block:
-// the shared-memory opt-in is remembered per Block.
-template <class Block>
-fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::GemmProblem& problem, void* stream) {
+// Kernel runs Block::run over its arguments, as gemm_wgmma_tma_kernel does.
+template <class Block, void (*Kernel)(GemmTmaArgs)>
+fly_status_t launch_tma_cuda(const fly::dispatch::GemmProblem& problem, void* stream) {
   GemmTmaArgs args{};
   if (fly_status_t s = make_gemm_tma_args<Block>(problem, args); s != FLY_STATUS_SUCCESS) return s;
   const unsigned n_blocks = unsigned((problem.n + Block::BN - 1) / Block::BN);
   const unsigned clusters = (n_blocks + Block::cluster_n - 1) / Block::cluster_n;
   if (fly_status_t s = check_grid_y(uint64_t(clusters) * Block::cluster_n, problem.n, Block::BN); s != FLY_STATUS_SUCCESS)
     return s;
-  if (fly_status_t s = allow_tma_block_smem<Block>(kernel); s != FLY_STATUS_SUCCESS) return s;
+  if (fly_status_t s = allow_kernel_smem<Block, Kernel>(); s != FLY_STATUS_SUCCESS) return s;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(unsigned((problem.m + Block::BM - 1) / Block::BM), clusters * Block::cluster_n);
   config.blockDim = dim3(Block::threads);
@@ -103,7 +92,7 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
   cudaLaunchAttribute attrs[2];
   dispatch::set_launch_attributes(config, attrs, args.p.let_next_start,
                                   Block::cluster_n > 1 ? &cluster_dims : nullptr);
-  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
+  if (cudaError_t e = cudaLaunchKernelEx(&config, Kernel, args); e != cudaSuccess) {
     (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }
@@ -114,13 +103,12 @@ fly_status_t launch_tma_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::G
 // or with clusters as many clusters as it can co-schedule: cudaOccupancyMaxActiveClusters, asked
 // once per device), at most one per tile; the blocks walk the tiles themselves. Host queries only,
 // no device work.
-template <class Block>
-fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::dispatch::GemmProblem& problem,
-                                        void* stream) {
+template <class Block, void (*Kernel)(GemmTmaArgs)>
+fly_status_t launch_tma_persistent_cuda(const fly::dispatch::GemmProblem& problem, void* stream) {
   GemmTmaArgs args{};
   if (fly_status_t s = make_gemm_tma_args<Block>(problem, args); s != FLY_STATUS_SUCCESS) return s;
   make_gemm_store_map<Block>(problem, args);
-  if (fly_status_t s = allow_tma_block_smem<Block>(kernel); s != FLY_STATUS_SUCCESS) return s;
+  if (fly_status_t s = allow_kernel_smem<Block, Kernel>(); s != FLY_STATUS_SUCCESS) return s;
   cudaLaunchConfig_t config = {};
   config.blockDim = dim3(Block::threads);
   config.dynamicSmemBytes = Block::smem_bytes;
@@ -150,7 +138,7 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
       shape.gridDim = dim3(unsigned(sms / Block::cluster * Block::cluster));
       shape.attrs = &cluster_dims;
       shape.numAttrs = 1;
-      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &shape); e != cudaSuccess || clusters < 1) {
+      if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &shape); e != cudaSuccess || clusters < 1) {
         (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
         return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no cluster of ") +
                                                               std::to_string(Block::cluster) + " blocks fits: " +
@@ -163,7 +151,7 @@ fly_status_t launch_tma_persistent_cuda(void (*kernel)(GemmTmaArgs), const fly::
   const int64_t rows = int64_t(Block::BM) * Block::cluster_m, cols = int64_t(Block::BN) * Block::cluster_n;
   const int64_t cluster_tiles = ((problem.m + rows - 1) / rows) * ((problem.n + cols - 1) / cols);
   config.gridDim = dim3(unsigned(std::min<int64_t>(blocks, cluster_tiles * Block::cluster)));
-  if (cudaError_t e = cudaLaunchKernelEx(&config, kernel, args); e != cudaSuccess) {
+  if (cudaError_t e = cudaLaunchKernelEx(&config, Kernel, args); e != cudaSuccess) {
     (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
   }

@@ -457,8 +457,8 @@ FLY_UNROLL
     TD x, y;
   };
 
-  // The TMA-store epilogue (beta = 0): the warpgroup's 64 x BN scaled totals into D from row m0,
-  // column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
+  // The TMA-store epilogue (beta = 0; a tile wholly inside D, which consume checks): the warpgroup's
+  // 64 x BN scaled totals into D from row m0, column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
   // at `buffers`, alternating over all of its tiles (`stored`: chunks so far, advanced). Thread 0 of
   // the warpgroup issues the boxes; before a buffer is refilled, the box stored from it two chunks
   // earlier (this tile's or the previous one's) has been read.

@@ -494,8 +494,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
                     "int(gridDim.x), int(threadIdx.x));\n}\n\n"
                   : "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n")
       << "fly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
-      << "  return fly::kernels::" << (copy.ws ? "launch_tma_persistent_cuda" : "launch_tma_cuda") << "<Block>("
-      << cell.name() << ", problem, stream);\n}\n";
+      << "  return fly::kernels::" << (copy.ws ? "launch_tma_persistent_cuda" : "launch_tma_cuda") << "<Block, "
+      << cell.name() << ">(problem, stream);\n}\n";
     return;
   }
   f << "extern \"C\" __global__ void __launch_bounds__(Block::threads"
@@ -514,7 +514,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
     f << "  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
   }
   f << "\nfly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n";
-  if (cuda) {  // the kernel as a template argument: its shared-memory opt-in is remembered per kernel
+  if (cuda) {  // the kernel as a template argument, as for tma above: its shared-memory opt-in is per kernel
     f << "  return fly::kernels::launch_cuda<Block, " << cell.name() << ">(problem, stream);\n}\n";
   } else {
     f << "  return fly::kernels::launch_hip<Block>(" << cell.name() << ", problem, stream);\n}\n";
