@@ -366,7 +366,9 @@ TEST(GemmVariantsCuda, TooManyColumnBlocksIsNotSupported) {
   }
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   CUDA_OK(cudaFree(buffer));
-  EXPECT_GT(checked, 0);
+  // Persistent cells walk their tiles in a loop and take any N; a build narrowed to them
+  // (FLY_GEMM_FILTER) has nothing this test applies to.
+  if (checked == 0) GTEST_SKIP() << "no non-persistent sm90a GEMM variant in this build (FLY_GEMM_FILTER)";
 }
 
 // M, N or K within 4096 of 2^31 is refused by every launcher (k-tile counts and a cluster's tiles
