@@ -230,6 +230,8 @@ fi
 # any tuning, so the tuned variant): speed of light, stall reasons, memory and compute (ncu_gemm.txt).
 # NCU_GEMM_SOURCE=1 adds, per row, that kernel's stall samples per SASS instruction
 # (logs/ncu_gemm_source_<row>.csv, ncu's source page), as NCU_SOURCE does for the decode.
+# NCU_GEMM_KERNEL (an ncu -k filter, default regex:gemm_sm90a, fly's kernels) profiles another
+# kernel of those rows: regex:nvjet|xmma|cutlass for cuBLASLt's in its rows (its tile, grid, cluster).
 if [[ -x build/cuda/bench/fly_bench ]]; then
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   for row in ${NCU_GEMM:-}; do
@@ -238,12 +240,12 @@ if [[ -x build/cuda/bench/fly_bench ]]; then
     # and the logs still come back inside one 10-minute device call.
     left=$(seconds_until "${NCU_DEADLINE:-500}" 150)
     if ((left < 20)); then echo "   not run: past NCU_DEADLINE" >>"$out/ncu_gemm.txt"; continue; fi
-    timeout "$left" "$ncu" $ncu_clocks -k regex:gemm_sm90a --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+    timeout "$left" "$ncu" $ncu_clocks -k "${NCU_GEMM_KERNEL:-regex:gemm_sm90a}" --launch-skip 3 --launch-count 1 --section SpeedOfLight \
       --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
       --section LaunchStats build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" \
       >>"$out/ncu_gemm.txt" 2>&1
     if [[ ${NCU_GEMM_SOURCE:-0} == 1 ]]; then
-      ncu_source ncu_gemm_source "$row" -k regex:gemm_sm90a --launch-skip 3 --launch-count 1
+      ncu_source ncu_gemm_source "$row" -k "${NCU_GEMM_KERNEL:-regex:gemm_sm90a}" --launch-skip 3 --launch-count 1
     fi
   done
 fi
