@@ -167,6 +167,15 @@ FLY_HOST_DEVICE inline void sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 #endif
 }
+
+// The same rendezvous without ordering memory: for publishing mbarrier inits, which
+// mbarrier::fence_init (fence.mbarrier_init.release.cluster) already releases to the cluster.
+// The release form costs a GPU-scope MEMBAR and ERRBAR in every thread at the kernel's start.
+FLY_HOST_DEVICE inline void sync_after_barrier_init() {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;\n" ::: "memory");
+#endif
+}
 }  // namespace cluster
 
 // Brings a tensor map into the TMA unit's descriptor cache ahead of its first copy (one thread,

@@ -27,10 +27,11 @@ struct TmaRing {
     mbarrier::fence_init();
   }
 
-  // Every thread, after init: the cluster's barriers exist before any multicast or remote arrival.
+  // Every thread, after init (and its fence_init): the cluster's barriers exist before any
+  // multicast or remote arrival.
   __device__ static void sync_after_init() {
     if constexpr (Cluster > 1) {
-      cluster::sync();
+      cluster::sync_after_barrier_init();
     } else {
       __syncthreads();
     }

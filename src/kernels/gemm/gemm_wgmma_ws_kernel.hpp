@@ -167,7 +167,7 @@ struct GemmWgmmaWsBlock {
       Ring::init(full, consumers);  // empty: one arrival per consumer warpgroup (and the fence for all)
     }
     if constexpr (split_k > 1) {
-      cluster::sync();  // the exchange barriers exist before any other block arrives on them
+      cluster::sync_after_barrier_init();  // the exchange barriers exist before any other block arrives on them
     } else {
       Ring::sync_after_init();
     }
