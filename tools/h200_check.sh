@@ -231,7 +231,8 @@ fi
 # NCU_GEMM_SOURCE=1 adds, per row, that kernel's stall samples per SASS instruction
 # (logs/ncu_gemm_source_<row>.csv, ncu's source page), as NCU_SOURCE does for the decode.
 # NCU_GEMM_KERNEL (an ncu -k filter, default regex:gemm_sm90a, fly's kernels) profiles another
-# kernel of those rows: regex:nvjet|xmma|cutlass for cuBLASLt's in its rows (its tile, grid, cluster).
+# kernel of those rows: regex:nvjet for cuBLASLt's in its rows (its tile, grid, cluster; the launch
+# profiled is the fourth, of the first algorithm the row tries, not necessarily its fastest).
 if [[ -x build/cuda/bench/fly_bench ]]; then
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
   for row in ${NCU_GEMM:-}; do
