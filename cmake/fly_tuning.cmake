@@ -1,8 +1,9 @@
 # Tuning tables -> C++, for every op that has them. Each table lists, per problem key, the variant
-# measured fastest on one target:
+# measured fastest on one target (or, gemm_model, per variant the cost model's coefficients):
 #   gemm       src/dispatch/tuning/<target>.tsv            ab d m n k variant       (docs/gemm.md)
 #   pa_decode  src/dispatch/tuning/pa_decode_<target>.tsv  kv q d block layout seqs rows hkv ctx variant
 #                                                                                   (docs/pa-decode.md)
+#   gemm_model src/dispatch/tuning/gemm_model_<target>.tsv variant sms c0 c1 c2 c3  (docs/gemm.md)
 # fly_tuning_table(<op> <output.cpp> <table.tsv>...) parses an op's tables at configure time and
 # writes one source defining fly::dispatch::<op>_tuning() (src/dispatch/<op>/<op>_tuning.hpp). The
 # output is rewritten only when its text changes. A malformed line stops configuration with
@@ -13,7 +14,7 @@
 # its names (_fly_tuning_<op>_type, _header, _prefix).
 #
 # Script mode (test/gemm/check_tuning_table.cmake, test/pa_decode/check_tuning_table.cmake):
-#   cmake [-DOP=gemm|pa_decode] -DOUTPUT=<output.cpp> "-DTABLES=<a.tsv;b.tsv>" -P fly_tuning.cmake
+#   cmake [-DOP=gemm|pa_decode|gemm_model] -DOUTPUT=<output.cpp> "-DTABLES=<a.tsv;b.tsv>" -P fly_tuning.cmake
 
 if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   cmake_minimum_required(VERSION 3.25)  # the project's policies, before the functions record them
@@ -45,6 +46,12 @@ function(_fly_tuning_expect_count column value)
   string(LENGTH "${value}" digits)
   if(NOT "${value}" MATCHES "^[1-9][0-9]*$" OR digits GREATER 18)  # 18 digits: always an int64_t
     _fly_tuning_fail("${table}" ${line_no} "${data}" "${column} '${value}' is not an integer >= 1")
+  endif()
+endfunction()
+
+function(_fly_tuning_expect_decimal column value)  # >= 0: 12, 0.5, 1.25e-05
+  if(NOT "${value}" MATCHES "^[0-9]+(\\.[0-9]*)?([eE][-+]?[0-9]+)?$")
+    _fly_tuning_fail("${table}" ${line_no} "${data}" "${column} '${value}' is not a decimal >= 0")
   endif()
 endfunction()
 
@@ -113,9 +120,15 @@ endfunction()
 
 function(fly_tuning_table op output)
   if(NOT DEFINED _fly_tuning_${op}_type)
-    message(FATAL_ERROR "fly_tuning_table: no tuning tables for op '${op}' (gemm or pa_decode)")
+    message(FATAL_ERROR "fly_tuning_table: no tuning tables for op '${op}' (gemm, pa_decode or gemm_model)")
   endif()
   set(type "${_fly_tuning_${op}_type}")
+  set(function "${op}_tuning")  # the defined function and its header: <op>/<op>_tuning.hpp unless the op says
+  set(header "${op}/${op}_tuning.hpp")
+  if(DEFINED _fly_tuning_${op}_function)
+    set(function "${_fly_tuning_${op}_function}")
+    set(header "${_fly_tuning_${op}_header}")
+  endif()
   set(rows "")
   set(sources "")
   foreach(table IN LISTS ARGN)
@@ -128,15 +141,15 @@ function(fly_tuning_table op output)
     set(sources "no table")
   endif()
   if(rows STREQUAL "")
-    set(body "std::span<const ${type}> ${op}_tuning() { return {}; }  // no entries\n")
+    set(body "std::span<const ${type}> ${function}() { return {}; }  // no entries\n")
   else()
     string(CONCAT body "namespace {\nconstexpr ${type} table[] = {\n${rows}};\n}  // namespace\n\n"
-                       "std::span<const ${type}> ${op}_tuning() { return table; }\n")
+                       "std::span<const ${type}> ${function}() { return table; }\n")
   endif()
   file(CONFIGURE OUTPUT "${output}" @ONLY CONTENT
 "// Generated at configure time by cmake/fly_tuning.cmake from ${sources}. Do not edit: edit the
 // tables (or regenerate them with fly_bench) and re-run CMake.
-#include \"${op}/${op}_tuning.hpp\"
+#include \"${header}\"
 
 namespace fly::dispatch {
 
@@ -209,6 +222,33 @@ function(_fly_tuning_pa_decode_row target fields row_var key_var)
   string(TOUPPER "${layout}" layout_enum)
   set(${row_var} "FLY_DTYPE_${kv_enum}, FLY_DTYPE_${q_enum}, ${d}, ${block}, FLY_KV_LAYOUT_${layout_enum}, ${seqs}, ${rows}, ${hkv}, ${ctx}, \"${variant}\"" PARENT_SCOPE)
   set(${key_var} "${kv}/${q}/${d}/${block}/${layout}/${seqs}/${rows}/${hkv}/${ctx}" PARENT_SCOPE)
+endfunction()
+
+# ---- gemm_model: variant sms c0 c1 c2 c3 (GemmCostModel, gemm/gemm_cost_model.hpp) ------------
+# Per variant the cost model's coefficients (us), fitted to a tune listing by
+# tools/gemm_cost_model.py on a machine of `sms` SMs.
+
+set(_fly_tuning_gemm_model_type GemmCostModel)
+set(_fly_tuning_gemm_model_prefix "gemm_model_")
+set(_fly_tuning_gemm_model_function gemm_cost_model)
+set(_fly_tuning_gemm_model_header gemm/gemm_cost_model.hpp)
+set(_fly_tuning_gemm_model_columns variant sms c0 c1 c2 c3)
+
+function(_fly_tuning_gemm_model_row target fields row_var key_var)
+  list(GET fields 0 variant)
+  list(GET fields 1 sms)
+  _fly_tuning_expect_name("${variant}")
+  _fly_tuning_expect_count(sms "${sms}")
+  set(coefficients "")
+  foreach(i 2 3 4 5)
+    list(GET fields ${i} c)
+    math(EXPR column "${i} - 2")
+    _fly_tuning_expect_decimal(c${column} "${c}")
+    string(APPEND coefficients ", ${c}")
+  endforeach()
+  string(SUBSTRING "${coefficients}" 2 -1 coefficients)
+  set(${row_var} "\"${variant}\", ${sms}, {${coefficients}}" PARENT_SCOPE)
+  set(${key_var} "${variant}" PARENT_SCOPE)
 endfunction()
 
 if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)

@@ -5,7 +5,9 @@
 # TUNE=1 (FLY_TUNE_ALL=1: every variant's time per shape in tune.txt) runs, instead of the full bench, `fly_bench --tune=src/dispatch/tuning/sm90a.tsv` (every variant on every tuning
 # shape, about 3 minutes), copies the new table to $OUT/sm90a.tsv (commit it as
 # src/dispatch/tuning/sm90a.tsv, docs/gemm.md "Tuning tables"), rebuilds with it and runs the GEMM
-# rows of fly_bench again (bench_tuned.txt). TUNE_DEADLINE (seconds from the start, default 540)
+# rows of fly_bench again (bench_tuned.txt); with FLY_TUNE_ALL=1 it also refits the cost model from
+# tune.txt ($OUT/gemm_model_sm90a.tsv: commit it as src/dispatch/tuning/gemm_model_sm90a.tsv, and
+# the listing to docs/data). TUNE_DEADLINE (seconds from the start, default 540)
 # stops a tune that has not finished by then (tune.txt keeps the shapes done).
 # TUNE_PA=1 likewise runs `fly_bench --tune-pa=src/dispatch/tuning/pa_decode_sm90a.tsv` (every
 # eligible paged-decode variant on every bench shape in each cache layout, each checked against the
@@ -209,6 +211,11 @@ if ((status == 0 || status == 3)) && [[ $tune == 1 ]]; then
   ((tune_left < 10)) && tune_left=10
   if timeout "$tune_left" build/cuda/bench/fly_bench --tune=src/dispatch/tuning/sm90a.tsv >"$out/tune.txt" 2>&1; then
     cp src/dispatch/tuning/sm90a.tsv "$out/sm90a.tsv"
+    # FLY_TUNE_ALL's listing times every variant at every shape: the cost model is refitted from it
+    # (the bench below runs with both; commit both, from a run of the whole grid only)
+    if [[ ${FLY_TUNE_ALL:-0} == 1 ]] && python3 tools/gemm_cost_model.py "$out/tune.txt" >"$logs/gemm_model.tsv" 2>"$logs/gemm_model.err"; then
+      cp "$logs/gemm_model.tsv" src/dispatch/tuning/gemm_model_sm90a.tsv && cp "$logs/gemm_model.tsv" "$out/gemm_model_sm90a.tsv"
+    fi
     cmake --build --preset cuda -j "$jobs" >"$logs/rebuild.log" 2>&1 &&
       build/cuda/bench/fly_bench --benchmark_filter=gemm/ --benchmark_min_time=0.2 >"$out/bench_tuned.txt" 2>&1 ||
       status=5

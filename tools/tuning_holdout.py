@@ -12,7 +12,10 @@ least padded variant's work is refused there, as in the dispatcher.
     python3 tools/tuning_holdout.py tune.txt
 
 Prints, per rule, the geometric mean and worst of (picked time / best time) over the shapes, and
-on how many shapes it picked slower or faster than the rule before it.
+on how many shapes it picked slower or faster than the rule before it. The last rule is the cost
+model (tools/gemm_cost_model.py), fitted without the held-out entries: what the dispatcher does
+where no entry is at the call's shape; `--within` holds out the shape alone instead (a call
+between the table's shapes, which the first reach would serve).
 """
 import math
 import re
@@ -82,15 +85,56 @@ def transfer(shapes, reaches):
     return out
 
 
+def within_transfer(shapes):
+    """picked / best per shape with an entry within a factor 2 once the shape itself is held out."""
+    out = []
+    for s in (s for s in shapes if s["heuristic"] is not None):
+        rest = [e for e in shapes if e["types"] == s["types"] and e is not s
+                and all(ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))]
+        least = min(padded(v, s["shape"]) for v in s["times"])
+        pick = nearest(rest, s["shape"]) if rest else None
+        win = pick and min(pick["times"], key=pick["times"].get)
+        out.append(s["times"][win] / s["best"] if pick and win in s["times"] and padded(win, s["shape"]) <= 1.25 * least
+                   else s["heuristic"])
+    return out
+
+
+def model_transfer(shapes, within=False):
+    """picked / best per shape when the cost model, fitted without the held-out entries, picks."""
+    import gemm_cost_model
+    out = []
+    for s in (s for s in shapes if s["heuristic"] is not None):
+        if within:  # only the shape itself held out
+            keep = lambda e, s=s: e["types"] == s["types"] and e is not s
+        else:
+            keep = lambda e, s=s: e["types"] == s["types"] and e is not s and not all(
+                ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))
+        least = min(padded(v, s["shape"]) for v in s["times"])
+        model = gemm_cost_model.fit_listing(shapes, keep=keep)
+        pred = {v: gemm_cost_model.predict(model[v], v, s["shape"]) for v in s["times"]
+                if v in model and padded(v, s["shape"]) <= 1.25 * least}
+        out.append(s["times"][min(pred, key=pred.get)] / s["best"] if pred else s["heuristic"])
+    return out
+
+
 def main():
-    shapes = parse(sys.argv[1])
+    within = "--within" in sys.argv[1:]
+    shapes = parse([a for a in sys.argv[1:] if a != "--within"][0])
     by_m = lambda e, s: ratio(e[0], s[0]) <= 2
     by_output = lambda e, s: ratio(e[0], s[0]) <= 2 and ratio(e[0] * e[1], s[0] * s[1]) <= 4
     decode_by_m = lambda e, s: by_m(e, s) and s[0] <= 32
     rules = {"heuristic alone": [], "m alone": [by_m], "m and m x n, then m for m <= 32": [by_output, decode_by_m]}
+    if within:  # the nearest entry within a factor 2, the shape itself held out
+        rules = {"nearest entry within a factor 2": None}
+    rules["cost model"] = "model"
     before = None
     for name, reaches in rules.items():
-        r = transfer(shapes, reaches)
+        if reaches == "model":
+            r = model_transfer(shapes, within)
+        elif reaches is None:
+            r = within_transfer(shapes)
+        else:
+            r = transfer(shapes, reaches)
         gmean = math.exp(sum(map(math.log, r)) / len(r))
         line = f"{name:34s} geometric mean {gmean:.3f}x, worst {max(r):.2f}x over {len(r)} shapes"
         if before is not None:

@@ -11,11 +11,12 @@
 namespace fly::dispatch {
 
 fly_handle_t make_handle(const platform::DeviceInfo& device, std::span<const GemmVariant> variants,
-                         std::span<const GemmTuning> tuning) {
+                         std::span<const GemmTuning> tuning, std::span<const GemmCostModel> model) {
   auto* h = new fly_handle_s();
   h->device = device;
   h->variants = variants;
   h->tuning = tuning;
+  h->model = model;
   h->pa_decode_variants = pa_decode_variants();
   h->pa_decode_tuning = pa_decode_tuning();
   const char* log = std::getenv("FLY_LOG_DISPATCH");
@@ -54,7 +55,8 @@ GemmDecision fly_handle_s::decide_gemm(const GemmProblem& p, bool with_line) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = cache_.find(key);
     if (it == cache_.end()) {
-      const fly::dispatch::GemmVariant* v = fly::dispatch::select_gemm_variant(variants, tuning, p, device.target, &why);
+      const fly::dispatch::GemmVariant* v = fly::dispatch::select_gemm_variant(
+          variants, fly::dispatch::GemmTables{tuning, model, device.multiprocessors}, p, device.target, &why);
       Entry entry{v != nullptr ? static_cast<int>(v - variants.data()) : -1, why};
       if (cache_.size() >= max_cached) cache_.clear();
       it = cache_.emplace(key, std::move(entry)).first;
@@ -103,7 +105,8 @@ fly_status_t create(fly_handle_t* out, bool force_host) {
       if (!found) device = fly::platform::DeviceInfo{};
     }
   }
-  *out = fly::dispatch::make_handle(device, fly::dispatch::gemm_variants(), fly::dispatch::gemm_tuning());
+  *out = fly::dispatch::make_handle(device, fly::dispatch::gemm_variants(), fly::dispatch::gemm_tuning(),
+                                    fly::dispatch::gemm_cost_model());
   return FLY_STATUS_SUCCESS;
 }
 

@@ -11,6 +11,7 @@
 
 #include "fly/fly.h"
 #include "gemm/gemm_registry.hpp"
+#include "gemm/gemm_cost_model.hpp"
 #include "gemm/gemm_tuning.hpp"
 #include "pa_decode/pa_decode_registry.hpp"
 #include "pa_decode/pa_decode_tuning.hpp"
@@ -31,6 +32,7 @@ struct fly_handle_s {
   fly::platform::DeviceInfo device;                      // backend HOST for the host backend
   std::span<const fly::dispatch::GemmVariant> variants;  // the registry (tests substitute their own)
   std::span<const fly::dispatch::GemmTuning> tuning;     // the tuning tables (tests: their own or none)
+  std::span<const fly::dispatch::GemmCostModel> model;   // the GEMM cost model (tests: their own or none)
   std::span<const fly::dispatch::PaDecodeVariant> pa_decode_variants;  // the paged-decode registry
   std::span<const fly::dispatch::PaDecodeTuning> pa_decode_tuning;     // its tuning tables (tests: their own)
   bool log_dispatch = false;                             // FLY_LOG_DISPATCH at creation
@@ -62,7 +64,7 @@ namespace fly::dispatch {
 // `tuning` first. Reads FLY_LOG_DISPATCH. Used by fly_create / fly_create_host (the library's
 // variants and tables), and by tests with a fake registry. May throw std::bad_alloc.
 fly_handle_t make_handle(const platform::DeviceInfo& device, std::span<const GemmVariant> variants,
-                         std::span<const GemmTuning> tuning = {});
+                         std::span<const GemmTuning> tuning = {}, std::span<const GemmCostModel> model = {});
 
 // "m=17 n=31 k=7 e4m3fn x e4m3fn -> bf16": the problem, for messages.
 std::string describe_problem(const GemmProblem& problem);

@@ -52,10 +52,24 @@ struct GemmVariant {
 // Every variant compiled into the library (empty without generated GPU kernels).
 std::span<const GemmVariant> gemm_variants();
 
-struct GemmTuning;  // gemm_tuning.hpp: one measured entry of a tuning table
+struct GemmTuning;     // gemm_tuning.hpp: one measured entry of a tuning table
+struct GemmCostModel;  // gemm_cost_model.hpp: one variant's cost-model coefficients
+
+// What selection consults besides the variants: the tuning entries, the cost model and the
+// device's SM count (0: the model's own). The library's (gemm_tuning(), gemm_cost_model()) or a
+// test's.
+struct GemmTables {
+  std::span<const GemmTuning> tuning;
+  std::span<const GemmCostModel> model;
+  int multiprocessors = 0;
+};
 
 // The variant to run `problem` on a `target` device, among `variants`.
-// First the tuning tables: the entry of `tuning` nearest to the problem (nearest_gemm_tuning in
+// A tuning entry at the problem's own shape (m, n, k, dtypes, target) names the variant when it is
+// in `variants` and eligible. Otherwise the cost model (tables.model, gemm_cost_model.hpp), when
+// it has a row for an eligible variant that pads the call at most 1.25x as much as the least padded
+// eligible one: among those, the least predicted time (the first listed on a tie). Failing that,
+// the tuning tables' reaches: the entry of `tuning` nearest to the problem (nearest_gemm_tuning in
 // gemm_tuning.hpp: same target and dtypes, each of m, n, k within a factor 2; failing that,
 // nearest_gemm_tuning_by_output: m within a factor 2 and m x n within 4; failing that and for m <= 32,
 // nearest_gemm_tuning_by_m: m alone within a factor 2) names a variant; it runs when it is in
@@ -66,9 +80,13 @@ struct GemmTuning;  // gemm_tuning.hpp: one measured entry of a tuning table
 // ceil(k/bk)bk (least padding waste), then the largest tile (bm*bn, then bk), then the first in the
 // list. Returns null when none is eligible. When `why` is not null it receives a one-line reason
 // (for fly_gemm_explain and FLY_LOG_DISPATCH), without the variant's name: "tuned: ...", or the
-// heuristic's reason, prefixed with why a tuned entry that applied was passed over.
-// Overloads: without `tuning`, the heuristic alone (a caller's own variant list has no tables);
-// without `variants` either, the library's own: gemm_variants() and gemm_tuning().
+// heuristic's reason, prefixed with why a tuned entry that applied was passed over; "cost model:
+// ..." for the model's pick.
+// Overloads: with `tuning` alone, no cost model; without `tuning`, the heuristic alone (a caller's
+// own variant list has no tables); without `variants` either, the library's own: gemm_variants(),
+// gemm_tuning() and gemm_cost_model().
+const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, const GemmTables& tables,
+                                       const GemmProblem& problem, Target target, std::string* why);
 const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, std::span<const GemmTuning> tuning,
                                        const GemmProblem& problem, Target target, std::string* why);
 

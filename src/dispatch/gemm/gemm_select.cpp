@@ -1,11 +1,14 @@
-// GEMM variant selection: a tuned entry (gemm_tuning.hpp) when its variant can run the call, else
-// the heuristic: eligibility (target, dtypes, alignment), least padding waste, the largest tile.
+// GEMM variant selection: a tuned entry (gemm_tuning.hpp) at the call's shape when its variant can
+// run the call, else the cost model's least predicted time (gemm_cost_model.hpp), else the tuning
+// tables' reaches, else the heuristic: eligibility (target, dtypes, alignment), least padding
+// waste, the largest tile.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "gemm_cost_model.hpp"
 #include "gemm_registry.hpp"
 #include "gemm_tuning.hpp"
 
@@ -177,14 +180,66 @@ constexpr double kBeyondPaddingSlack = 1.25;
 // How far the tuning entry that applies lies from the call (gemm_tuning.hpp's reaches).
 enum class Reach { shape, output, rows };
 
+namespace {
+
+// The cost model's pick among the eligible variants with a row that pad the call at most
+// kBeyondPaddingSlack times the least padded (h), and the runner-up for the explanation.
+struct ModelPick {
+  const GemmVariant* best = nullptr;
+  const GemmVariant* next = nullptr;
+  double best_us = 0.0, next_us = 0.0;
+};
+
+ModelPick pick_by_model(std::span<const GemmVariant> variants, const GemmTables& tables, const GemmProblem& p,
+                        Target target, int problem_align, const Heuristic& h) {
+  ModelPick pick;
+  if (tables.model.empty() || h.best == nullptr) return pick;
+  double const slack = kBeyondPaddingSlack * h.best_ratio;
+  for (const GemmVariant& v : variants) {
+    if (v.target != target || !computes(v, p) || !aligned_for(v, problem_align)) continue;
+    double const r = padded_ratio(v, p);
+    if (r > slack && !same_ratio(r, slack)) continue;
+    const GemmCostModel* row = find_gemm_cost_model(tables.model, target, v.name);
+    if (row == nullptr) continue;
+    double const us = gemm_model_us(*row, v, p, tables.multiprocessors);
+    if (!std::isfinite(us)) continue;
+    if (pick.best == nullptr || us < pick.best_us) {
+      pick.next = pick.best;
+      pick.next_us = pick.best_us;
+      pick.best = &v;
+      pick.best_us = us;
+    } else if (pick.next == nullptr || us < pick.next_us) {
+      pick.next = &v;
+      pick.next_us = us;
+    }
+  }
+  return pick;
+}
+
+// `refused`: a tuned entry's variant was passed over (the reason says so before this).
+std::string model_why(const ModelPick& pick, const Heuristic& h, Target target, bool refused = false) {
+  char text[160];
+  std::snprintf(text, sizeof text, "cost model: %.3g us predicted", pick.best_us);
+  std::string why = text;
+  if (pick.next != nullptr) {
+    std::snprintf(text, sizeof text, " (next %.3g us: ", pick.next_us);
+    why += text + std::string(pick.next->name) + ")";
+  }
+  return why + (refused ? "; among " : ", no tuned entry at this shape; among ") + std::to_string(h.eligible) + " eligible of " +
+         std::to_string(h.on_target) + " " + target_name(target) + " variants";
+}
+
+}  // namespace
+
 std::string gemm_kernel_size_rejection(const GemmProblem& p) {
   if (p.m <= kGemmKernelMaxDim && p.n <= kGemmKernelMaxDim && p.k <= kGemmKernelMaxDim) return {};
   return "the GPU kernels take M, N and K of at most 2^31 - 4097 (32-bit counts with a tile's reach past the end): " +
          shape_text(p.m, p.n, p.k);
 }
 
-const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, std::span<const GemmTuning> tuning,
+const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, const GemmTables& tables,
                                        const GemmProblem& p, Target target, std::string* why) {
+  std::span<const GemmTuning> const tuning = tables.tuning;
   if (target != Target::host) {
     if (std::string too_large = gemm_kernel_size_rejection(p); !too_large.empty()) {
       if (why != nullptr) *why = too_large;
@@ -217,9 +272,15 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, st
       passed_over = std::string("(") + reached + ", at " + shape_text(tuned->m, tuned->n, tuned->k) +
                     ") pads this call to " + work;
     }
+    bool const exact = reach == Reach::shape && tuned->m == p.m && tuned->n == p.n && tuned->k == p.k;
+    if (passed_over.empty() && !exact) {  // between the table's shapes the model predicts better
+      if (ModelPick const pick = pick_by_model(variants, tables, p, target, problem_align, h); pick.best != nullptr) {
+        if (why != nullptr) *why = model_why(pick, h, target);
+        return pick.best;
+      }
+    }
     if (passed_over.empty()) {
       if (why != nullptr) {
-        bool const exact = tuned->m == p.m && tuned->n == p.n && tuned->k == p.k;
         *why = "tuned: fastest measured at " + shape_text(tuned->m, tuned->n, tuned->k) +
                (exact                   ? " (this shape)"
                 : reach == Reach::shape  ? " (nearest tuned shape)"
@@ -231,6 +292,13 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, st
       return v;
     }
   }
+  if (ModelPick const pick = pick_by_model(variants, tables, p, target, problem_align, h); pick.best != nullptr) {
+    if (why != nullptr) {
+      *why = model_why(pick, h, target, tuned != nullptr);
+      if (tuned != nullptr) *why = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; " + *why;
+    }
+    return pick.best;
+  }
   Heuristic const lds = run_heuristic(variants, p, target, problem_align, true);
   bool const use_lds = prefer_lds(h, lds);
   if (why != nullptr) {
@@ -240,13 +308,18 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, st
   return use_lds ? lds.best : h.best;
 }
 
+const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, std::span<const GemmTuning> tuning,
+                                       const GemmProblem& problem, Target target, std::string* why) {
+  return select_gemm_variant(variants, GemmTables{tuning, {}, 0}, problem, target, why);
+}
+
 const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, const GemmProblem& problem,
                                        Target target, std::string* why) {
-  return select_gemm_variant(variants, {}, problem, target, why);
+  return select_gemm_variant(variants, GemmTables{}, problem, target, why);
 }
 
 const GemmVariant* select_gemm_variant(const GemmProblem& problem, Target target, std::string* why) {
-  return select_gemm_variant(gemm_variants(), gemm_tuning(), problem, target, why);
+  return select_gemm_variant(gemm_variants(), GemmTables{gemm_tuning(), gemm_cost_model(), 0}, problem, target, why);
 }
 
 }  // namespace fly::dispatch

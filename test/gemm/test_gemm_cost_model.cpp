@@ -1,0 +1,200 @@
+// The GEMM cost model (src/dispatch/gemm/gemm_cost_model.hpp): its prediction against the sum
+// computed here from the shape, where selection uses it (between the tuning table's shapes, within
+// the padding slack, only for variants with a row) and where it does not (a tuned entry at the
+// call's own shape), the handle's SM count, and the committed model table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "fake_problem.hpp"
+#include "fly/fly.h"
+#include "gemm/gemm_cost_model.hpp"
+#include "gemm/gemm_registry.hpp"
+#include "gemm/gemm_tuning.hpp"
+#include "handle.hpp"
+#include "platform.hpp"
+
+namespace {
+
+using fly::dispatch::GemmCostModel;
+using fly::dispatch::GemmProblem;
+using fly::dispatch::GemmTables;
+using fly::dispatch::GemmTuning;
+using fly::dispatch::GemmVariant;
+using fly::dispatch::Target;
+using fly_test::fake_problem;
+
+constexpr fly_dtype_t fn8 = FLY_DTYPE_E4M3FN;
+constexpr fly_dtype_t bf16 = FLY_DTYPE_BF16;
+
+fly_status_t ok_launch(const GemmProblem&, void*) { return FLY_STATUS_SUCCESS; }
+
+const GemmVariant k_variants[] = {
+    {"small_64x64x128", Target::sm90a, fn8, bf16, 64, 64, 128, 16, ok_launch},
+    {"big_128x256x128", Target::sm90a, fn8, bf16, 128, 256, 128, 16, ok_launch},
+};
+
+// small: 5 us + 1 us a k-tile of a wave; big: 8 us + 2 us (wider tiles, fewer waves)
+const GemmCostModel k_model[] = {
+    {Target::sm90a, "small_64x64x128", 132, {5.0, 1.0, 0.0, 0.0}},
+    {Target::sm90a, "big_128x256x128", 132, {8.0, 2.0, 0.0, 0.0}},
+};
+
+int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+std::string pick(const GemmTables& tables, const GemmProblem& p, const char** name = nullptr) {
+  std::string why;
+  const GemmVariant* v = fly::dispatch::select_gemm_variant(k_variants, tables, p, Target::sm90a, &why);
+  if (name != nullptr) *name = v != nullptr ? v->name : "none";
+  return why;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+TEST(GemmCostModel, PredictsTheFittedSumOfTheShapesTerms) {
+  const GemmCostModel row{Target::sm90a, "v", 100, {1.0, 2.0, 3.0, 4.0}};
+  const GemmVariant v{"v", Target::sm90a, fn8, bf16, 128, 128, 64, 16, ok_launch};
+  GemmProblem const p = fake_problem(1000, 3000, 5000);
+  int64_t const tiles = ceil_div(1000, 128) * ceil_div(3000, 128);  // 8 x 24
+  int64_t const kt = ceil_div(5000, 64);
+  double const elements = (1000.0 * 5000 + 3000.0 * 5000 + 2.0 * 1000 * 3000) / 1e6;
+  for (int sms : {132, 16, 1}) {
+    double const expected = 1.0 + 2.0 * double(ceil_div(tiles, sms) * kt) + 3.0 * double(tiles * kt) / sms + 4.0 * elements;
+    EXPECT_NEAR(fly::dispatch::gemm_model_us(row, v, p, sms), expected, 1e-9 * expected) << sms << " SMs";
+  }
+  // No SM count of the device's: the row's own (the machine it was fitted on).
+  double const own = 1.0 + 2.0 * double(ceil_div(tiles, 100) * kt) + 3.0 * double(tiles * kt) / 100 + 4.0 * elements;
+  EXPECT_NEAR(fly::dispatch::gemm_model_us(row, v, p, 0), own, 1e-9 * own);
+  // Shapes past int32 in their products stay finite and grow with the work.
+  double const huge = fly::dispatch::gemm_model_us(row, v, fake_problem(int64_t{1} << 30, int64_t{1} << 30, 4096), 132);
+  EXPECT_TRUE(std::isfinite(huge));
+  EXPECT_GT(huge, own);
+}
+
+TEST(GemmCostModel, PicksTheLeastPredictedBetweenTheTablesShapes) {
+  // The table's measured winner at 4096^3 is `small` (here, on purpose, the model's slower one).
+  const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 4096, 4096, 4096, "small_64x64x128"}};
+  GemmTables const tables{tuning, k_model, 132};
+  const char* name = nullptr;
+  // At the entry's own shape the measurement decides.
+  EXPECT_TRUE(starts_with(pick(tables, fake_problem(4096, 4096, 4096), &name), "tuned: fastest measured at 4096x4096x4096 (this shape)"));
+  EXPECT_STREQ(name, "small_64x64x128");
+  // Beside it the model: big 8 + 2 x ceil(32 x 16 / 132) x 32 = 264 us, small 5 + ceil(63 x 64 / 132) x 32.
+  int64_t const small_waves = ceil_div(ceil_div(4000, 64) * 64, 132);
+  char expected[200];
+  std::snprintf(expected, sizeof expected,
+                "cost model: 264 us predicted (next %.3g us: small_64x64x128), no tuned entry at this shape; among 2 "
+                "eligible of 2 sm90a variants",
+                5.0 + double(small_waves * 32));
+  EXPECT_EQ(pick(tables, fake_problem(4000, 4096, 4096), &name), expected);
+  EXPECT_STREQ(name, "big_128x256x128");
+  // An entry at the call's shape whose variant cannot run it: the model, after saying why.
+  const GemmTuning gone[] = {{Target::sm90a, fn8, bf16, 4096, 4096, 4096, "gone_64x64x128"}};
+  EXPECT_EQ(pick(GemmTables{gone, k_model, 132}, fake_problem(4096, 4096, 4096), &name),
+            "tuned variant gone_64x64x128 is not compiled in (FLY_GEMM_FILTER, or renamed since it was measured?); "
+            "cost model: 264 us predicted (next 1.03e+03 us: small_64x64x128); among 2 eligible of 2 sm90a variants");
+  EXPECT_STREQ(name, "big_128x256x128");
+  // Without a model the nearest entry's variant, as before.
+  EXPECT_TRUE(starts_with(pick(GemmTables{tuning, {}, 0}, fake_problem(4000, 4096, 4096), &name), "tuned: fastest measured at 4096x4096x4096 (nearest tuned shape)"));
+  EXPECT_STREQ(name, "small_64x64x128");
+}
+
+TEST(GemmCostModel, LeavesOutVariantsThatPadTheCallTooMuchOrHaveNoRow) {
+  GemmTables const tables{{}, k_model, 132};
+  const char* name = nullptr;
+  // M = 64: big pads the call 2x (128 rows), beyond the 1.25x slack: small, predicted 5 + 32 us.
+  EXPECT_TRUE(starts_with(pick(tables, fake_problem(64, 4096, 4096), &name), "cost model: 37 us predicted, no tuned entry"));
+  EXPECT_STREQ(name, "small_64x64x128");
+  // With a row for big alone, nothing the model may pick at M = 64: the heuristic.
+  GemmTables const big_only{{}, std::span<const GemmCostModel>(k_model + 1, 1), 132};
+  EXPECT_TRUE(starts_with(pick(big_only, fake_problem(64, 4096, 4096), &name), "least padding"));
+  EXPECT_STREQ(name, "small_64x64x128");
+  // A row for another target or for no compiled variant never applies.
+  const GemmCostModel stray[] = {{Target::gfx942, "big_128x256x128", 304, {0.0, 0.0, 0.0, 0.0}},
+                                 {Target::sm90a, "gone_128x128x128", 132, {0.0, 0.0, 0.0, 0.0}}};
+  EXPECT_TRUE(starts_with(pick(GemmTables{{}, stray, 132}, fake_problem(4000, 4096, 4096), &name), "least padding"));
+}
+
+TEST(GemmCostModel, TheHandleGivesTheModelItsDevicesSmCount) {
+  fly::platform::DeviceInfo device;
+  device.backend = FLY_BACKEND_CUDA;
+  device.device = 0;
+  device.name = "Fake sm_90 of 16 SMs";
+  device.arch = "sm_90";
+  device.target = Target::sm90a;
+  device.has_kernels = true;
+  device.multiprocessors = 16;
+  fly_handle_t h = fly::dispatch::make_handle(device, k_variants, {}, k_model);
+  fly_gemm_args args = FLY_GEMM_ARGS_INIT;
+  args.m = 4000;
+  args.n = args.k = args.lda = args.ldb = args.ldd = 4096;
+  args.a_type = args.b_type = fn8;
+  args.c_type = args.d_type = bf16;
+  args.a = reinterpret_cast<const void*>(uintptr_t{1} << 32);
+  args.b = reinterpret_cast<const void*>(uintptr_t{2} << 32);
+  args.d = reinterpret_cast<void*>(uintptr_t{4} << 32);
+  char line[FLY_GEMM_EXPLAIN_BYTES];
+  ASSERT_EQ(fly_gemm_explain(h, &args, line, sizeof line), FLY_STATUS_SUCCESS) << fly_last_error();
+  // On 16 SMs big takes ceil(16 x 32 / 16) = 32 waves of 32 k-tiles: 8 + 2 x 1024 us.
+  EXPECT_TRUE(starts_with(line, "big_128x256x128: cost model: 2.06e+03 us predicted")) << line;
+  fly_destroy(h);
+  // fly_create's handles consult the library's model.
+  fly_handle_t created = nullptr;
+  ASSERT_EQ(fly_create_host(&created), FLY_STATUS_SUCCESS);
+  EXPECT_EQ(created->model.data(), fly::dispatch::gemm_cost_model().data());
+  EXPECT_EQ(created->model.size(), fly::dispatch::gemm_cost_model().size());
+  fly_destroy(created);
+}
+
+// ---- the committed model (src/dispatch/tuning/gemm_model_<target>.tsv) ---------------------------
+
+TEST(GemmCostModelTable, CommittedRowsAreWellFormed) {
+  std::set<std::pair<int, std::string>> seen;
+  for (const GemmCostModel& row : fly::dispatch::gemm_cost_model()) {
+    ASSERT_NE(row.variant, nullptr);
+    std::string const name = row.variant;
+    EXPECT_EQ(name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"), std::string::npos)
+        << name;
+    EXPECT_NE(row.target, Target::host) << name;
+    EXPECT_GE(row.sms, 1) << name;
+    for (double c : row.us) {
+      EXPECT_TRUE(std::isfinite(c) && c >= 0.0) << name << ": " << c;
+    }
+    EXPECT_TRUE(seen.emplace(int(row.target), name).second) << "two rows for " << name;
+  }
+}
+
+TEST(GemmCostModelTable, CoversExactlyTheCompiledGrid) {
+  // Only meaningful where a target's whole grid is compiled (a GPU preset without FLY_GEMM_FILTER).
+  if (FLY_TEST_FULL_GEMM_GRID == 0) GTEST_SKIP() << "FLY_GEMM_FILTER narrows the grid";
+  auto const variants = fly::dispatch::gemm_variants();
+  auto const model = fly::dispatch::gemm_cost_model();
+  int checked = 0;
+  for (const GemmVariant& v : variants) {
+    bool modelled_target = false;
+    for (const GemmCostModel& row : model) modelled_target = modelled_target || row.target == v.target;
+    if (!modelled_target) continue;
+    EXPECT_NE(fly::dispatch::find_gemm_cost_model(model, v.target, v.name), nullptr)
+        << v.name << " has no cost-model row: refit with tools/gemm_cost_model.py";
+    ++checked;
+  }
+  for (const GemmCostModel& row : model) {
+    bool compiled_target = false, named = false;
+    for (const GemmVariant& v : variants) {
+      compiled_target = compiled_target || v.target == row.target;
+      named = named || (v.target == row.target && std::strcmp(v.name, row.variant) == 0);
+    }
+    if (compiled_target) {
+      EXPECT_TRUE(named) << row.variant << " is not a compiled variant: refit the model";
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no target of the committed cost model is compiled in this build";
+}
+
+}  // namespace
