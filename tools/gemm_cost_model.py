@@ -74,7 +74,7 @@ def fit(points):
             continue
         c = [0.0] * count
         for i, v in zip(cols, sol):
-            c[i] = v
+            c[i] = v if v > 0 else 0.0  # never -0.0, which the table's parser refuses
         err = sum((sum(x * y for x, y in zip(c, f)) / t - 1) ** 2 for f, t in points)
         if best is None or err < best[0]:
             best = (err, c)

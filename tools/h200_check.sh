@@ -213,7 +213,9 @@ if ((status == 0 || status == 3)) && [[ $tune == 1 ]]; then
     cp src/dispatch/tuning/sm90a.tsv "$out/sm90a.tsv"
     # FLY_TUNE_ALL's listing times every variant at every shape: the cost model is refitted from it
     # (the bench below runs with both; commit both, from a run of the whole grid only)
-    if [[ ${FLY_TUNE_ALL:-0} == 1 ]] && python3 tools/gemm_cost_model.py "$out/tune.txt" >"$logs/gemm_model.tsv" 2>"$logs/gemm_model.err"; then
+    sms=$(python3 -c 'import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)' 2>/dev/null || echo 132)
+    if [[ ${FLY_TUNE_ALL:-0} == 1 ]] &&
+      python3 tools/gemm_cost_model.py "$out/tune.txt" --sms "$sms" >"$logs/gemm_model.tsv" 2>"$logs/gemm_model.err"; then
       cp "$logs/gemm_model.tsv" src/dispatch/tuning/gemm_model_sm90a.tsv && cp "$logs/gemm_model.tsv" "$out/gemm_model_sm90a.tsv"
     fi
     cmake --build --preset cuda -j "$jobs" >"$logs/rebuild.log" 2>&1 &&

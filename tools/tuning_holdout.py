@@ -64,11 +64,13 @@ def padded(variant, shape):
     return math.prod(math.ceil(x / t) * t / x for x, t in zip(shape, tile))
 
 
-def transfer(shapes, reaches):
-    """picked / best per shape when the reaches (tried in order) pick among the held-out table."""
+def transfer(shapes, reaches, table=None):
+    """picked / best per shape when the reaches (tried in order) pick among the held-out table
+    (table: the entries to pick from, `shapes` by default)."""
     out = []
+    table = shapes if table is None else table
     for s in (s for s in shapes if s["heuristic"] is not None):
-        rest = [e for e in shapes if e["types"] == s["types"] and e is not s
+        rest = [e for e in table if e["types"] == s["types"] and e is not s
                 and not all(ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))]
         pick = None
         for reach in reaches:
@@ -85,17 +87,19 @@ def transfer(shapes, reaches):
     return out
 
 
-def within_transfer(shapes):
-    """picked / best per shape with an entry within a factor 2 once the shape itself is held out."""
+def within_transfer(shapes, reaches):
+    """picked / best per shape, the shape itself held out, as the dispatcher without the model
+    picks: the nearest entry within a factor 2 in m, n and k (no padding bound there), else the
+    farther `reaches` (with the padding bound), else the heuristic."""
     out = []
     for s in (s for s in shapes if s["heuristic"] is not None):
-        rest = [e for e in shapes if e["types"] == s["types"] and e is not s
-                and all(ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))]
-        least = min(padded(v, s["shape"]) for v in s["times"])
-        pick = nearest(rest, s["shape"]) if rest else None
-        win = pick and min(pick["times"], key=pick["times"].get)
-        out.append(s["times"][win] / s["best"] if pick and win in s["times"] and padded(win, s["shape"]) <= 1.25 * least
-                   else s["heuristic"])
+        rest = [e for e in shapes if e["types"] == s["types"] and e is not s]
+        within = [e for e in rest if all(ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))]
+        if within:
+            win = min((e := nearest(within, s["shape"]))["times"], key=e["times"].get)
+            out.append(s["times"][win] / s["best"] if win in s["times"] else s["heuristic"])
+            continue
+        out.extend(transfer([s], reaches, shapes))  # no entry within a factor 2 is left: the reaches decide
     return out
 
 
@@ -124,15 +128,15 @@ def main():
     by_output = lambda e, s: ratio(e[0], s[0]) <= 2 and ratio(e[0] * e[1], s[0] * s[1]) <= 4
     decode_by_m = lambda e, s: by_m(e, s) and s[0] <= 32
     rules = {"heuristic alone": [], "m alone": [by_m], "m and m x n, then m for m <= 32": [by_output, decode_by_m]}
-    if within:  # the nearest entry within a factor 2, the shape itself held out
-        rules = {"nearest entry within a factor 2": None}
+    if within:  # the dispatcher before the model, the shape itself held out
+        rules = {"nearest entry, else the reaches": None}
     rules["cost model"] = "model"
     before = None
     for name, reaches in rules.items():
         if reaches == "model":
             r = model_transfer(shapes, within)
         elif reaches is None:
-            r = within_transfer(shapes)
+            r = within_transfer(shapes, [by_output, decode_by_m])
         else:
             r = transfer(shapes, reaches)
         gmean = math.exp(sum(map(math.log, r)) / len(r))

@@ -31,6 +31,9 @@ expect_rejected(fields gemm_model_sm90a.tsv "${head}gemm_x 132 1 2 3\n"
 expect_rejected(name gemm_model_sm90a.tsv "${head}gemm-x 132 1 2 3 4\n" "gemm_model_sm90a.tsv:3: variant 'gemm-x' is not a variant name")
 expect_rejected(sms gemm_model_sm90a.tsv "${head}gemm_x 0 1 2 3 4\n" "gemm_model_sm90a.tsv:3: sms '0' is not an integer >= 1")
 expect_rejected(negative gemm_model_sm90a.tsv "${head}gemm_x 132 1 -2 3 4\n" "gemm_model_sm90a.tsv:3: c1 '-2' is not a decimal >= 0")
+expect_rejected(octal gemm_model_sm90a.tsv "${head}gemm_x 132 1 010 3 4\n" "gemm_model_sm90a.tsv:3: c1 '010' is not a decimal >= 0")
+expect_rejected(overflow gemm_model_sm90a.tsv "${head}gemm_x 132 1 2 3 1e999\n" "gemm_model_sm90a.tsv:3: c3 '1e999' is not a decimal >= 0")
+expect_rejected(many_sms gemm_model_sm90a.tsv "${head}gemm_x 12345678901 1 2 3 4\n" "gemm_model_sm90a.tsv:3: sms '12345678901' is not an SM count")
 expect_rejected(word gemm_model_sm90a.tsv "${head}gemm_x 132 1 2 nan 4\n" "gemm_model_sm90a.tsv:3: c2 'nan' is not a decimal >= 0")
 expect_rejected(duplicate gemm_model_sm90a.tsv "${head}gemm_ok 132 4 3 2 1\n"
                 "gemm_model_sm90a.tsv:3: a second entry for gemm_ok .first at line 2.")

@@ -121,6 +121,52 @@ TEST(GemmCostModel, LeavesOutVariantsThatPadTheCallTooMuchOrHaveNoRow) {
   EXPECT_TRUE(starts_with(pick(GemmTables{{}, stray, 132}, fake_problem(4000, 4096, 4096), &name), "least padding"));
 }
 
+TEST(GemmCostModel, SkipsRowsPredictingNothingFiniteAndKeepsTheFirstOfATie) {
+  const char* name = nullptr;
+  const GemmCostModel nan_small[] = {{Target::sm90a, "small_64x64x128", 132, {std::nan(""), 1.0, 0.0, 0.0}},
+                                     {Target::sm90a, "big_128x256x128", 132, {8.0, 2.0, 0.0, 0.0}}};
+  EXPECT_TRUE(starts_with(pick(GemmTables{{}, nan_small, 132}, fake_problem(64, 4096, 4096), &name), "least padding"));
+  // The same prediction for both (a fixed 10 us): the registry's first, small.
+  const GemmCostModel flat[] = {{Target::sm90a, "big_128x256x128", 132, {10.0, 0.0, 0.0, 0.0}},
+                                {Target::sm90a, "small_64x64x128", 132, {10.0, 0.0, 0.0, 0.0}}};
+  EXPECT_TRUE(starts_with(pick(GemmTables{{}, flat, 132}, fake_problem(4096, 4096, 4096), &name),
+                          "cost model: 10 us predicted (next 10 us: big_128x256x128)"));
+  EXPECT_STREQ(name, "small_64x64x128");
+}
+
+TEST(GemmCostModel, ANearbyEntrysRefusedVariantIsNotMentioned) {
+  // The entry at 4096^3 names a variant this registry lacks; a call beside it would have gone to the
+  // model anyway, so the line is the model's alone.
+  const GemmTuning gone[] = {{Target::sm90a, fn8, bf16, 4096, 4096, 4096, "gone_64x64x128"}};
+  const char* name = nullptr;
+  std::string const why = pick(GemmTables{gone, k_model, 132}, fake_problem(4000, 4096, 4096), &name);
+  EXPECT_TRUE(starts_with(why, "cost model: 264 us predicted")) << why;
+  EXPECT_STREQ(name, "big_128x256x128");
+}
+
+TEST(GemmCostModel, TheLongestLineFitsTheExplainBuffer) {
+  // Realistic names, an entry at the call's shape refused for alignment, the model's line after it.
+  const GemmVariant long_names[] = {
+      {"gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_c2x1_st", Target::sm90a, fn8, bf16, 128, 256, 128, 1, ok_launch},
+      {"gemm_sm90a_e4m3fn_bf16_128x192x128_w8x1_tmaws_s4_c2x1_st", Target::sm90a, fn8, bf16, 128, 192, 128, 1, ok_launch},
+      {"gemm_sm90a_e4m3fn_bf16_64x64x128_w4x1_tmaws_s12_c1x2_st", Target::sm90a, fn8, bf16, 64, 64, 128, 16, ok_launch},
+  };
+  const GemmCostModel model[] = {
+      {Target::sm90a, "gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_c2x1_st", 132, {1234.5, 0.0, 0.0, 0.0}},
+      {Target::sm90a, "gemm_sm90a_e4m3fn_bf16_128x192x128_w8x1_tmaws_s4_c2x1_st", 132, {1234.6, 0.0, 0.0, 0.0}}};
+  const GemmTuning tuning[] = {
+      {Target::sm90a, fn8, bf16, 4096, 4096, 4100, "gemm_sm90a_e4m3fn_bf16_64x64x128_w4x1_tmaws_s12_c1x2_st"}};
+  std::string why;
+  const GemmVariant* v = fly::dispatch::select_gemm_variant(long_names, GemmTables{tuning, model, 132},
+                                                            fake_problem(4096, 4096, 4100), Target::sm90a, &why);
+  ASSERT_NE(v, nullptr);
+  std::string const line = std::string(v->name) + ": " + why;
+  EXPECT_TRUE(starts_with(why, "tuned variant gemm_sm90a_e4m3fn_bf16_64x64x128_w4x1_tmaws_s12_c1x2_st is not eligible"))
+      << line;
+  EXPECT_NE(line.find("; cost model: 1.23e+03 us predicted (next 1.23e+03 us: "), std::string::npos) << line;
+  EXPECT_LT(line.size() + 40, size_t{FLY_GEMM_EXPLAIN_BYTES}) << line;  // with room for longer names
+}
+
 TEST(GemmCostModel, TheHandleGivesTheModelItsDevicesSmCount) {
   fly::platform::DeviceInfo device;
   device.backend = FLY_BACKEND_CUDA;

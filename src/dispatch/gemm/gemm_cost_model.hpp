@@ -10,8 +10,9 @@
 // relative error) come from tools/gemm_cost_model.py, which fits the listing of `fly_bench --tune`
 // with FLY_TUNE_ALL=1 and writes src/dispatch/tuning/gemm_model_<target>.tsv; cmake/fly_tuning.cmake
 // turns that table into C++. Held out of the fit (tools/tuning_holdout.py), the model's picks ran at
-// a geometric mean of 1.04x the best on the H100 listing of 2026-12-05, where the nearest tuning
-// entry's variant ran at 1.15x (docs/gemm.md, "Tuning tables").
+// a geometric mean of 1.04x the best on the H100 listing of 2026-12-05, where the tuning table's
+// farther reaches picked at 1.15x (docs/gemm.md, "The cost model"). The fit's shapes have n and k
+// of 1024 or more: below that its predictions are extrapolations.
 #pragma once
 
 #include <span>

@@ -52,17 +52,8 @@ struct GemmVariant {
 // Every variant compiled into the library (empty without generated GPU kernels).
 std::span<const GemmVariant> gemm_variants();
 
-struct GemmTuning;     // gemm_tuning.hpp: one measured entry of a tuning table
-struct GemmCostModel;  // gemm_cost_model.hpp: one variant's cost-model coefficients
-
-// What selection consults besides the variants: the tuning entries, the cost model and the
-// device's SM count (0: the model's own). The library's (gemm_tuning(), gemm_cost_model()) or a
-// test's.
-struct GemmTables {
-  std::span<const GemmTuning> tuning;
-  std::span<const GemmCostModel> model;
-  int multiprocessors = 0;
-};
+struct GemmTuning;  // gemm_tuning.hpp: one measured entry of a tuning table
+struct GemmTables;  // gemm_tuning.hpp: the tuning entries, the cost model and the SM count
 
 // The variant to run `problem` on a `target` device, among `variants`.
 // A tuning entry at the problem's own shape (m, n, k, dtypes, target) names the variant when it is

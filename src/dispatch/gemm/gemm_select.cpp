@@ -183,18 +183,22 @@ enum class Reach { shape, output, rows };
 namespace {
 
 // The cost model's pick among the eligible variants with a row that pad the call at most
-// kBeyondPaddingSlack times the least padded (h), and the runner-up for the explanation.
+// kModelPaddingSlack times the least padded (h), and the runner-up for the explanation.
 struct ModelPick {
   const GemmVariant* best = nullptr;
   const GemmVariant* next = nullptr;
   double best_us = 0.0, next_us = 0.0;
 };
 
+// The cost model's candidates may pad a call at most this much more than the least padded eligible
+// variant (tools/tuning_holdout.py measures the model under the same bound).
+constexpr double kModelPaddingSlack = 1.25;
+
 ModelPick pick_by_model(std::span<const GemmVariant> variants, const GemmTables& tables, const GemmProblem& p,
                         Target target, int problem_align, const Heuristic& h) {
   ModelPick pick;
   if (tables.model.empty() || h.best == nullptr) return pick;
-  double const slack = kBeyondPaddingSlack * h.best_ratio;
+  double const slack = kModelPaddingSlack * h.best_ratio;
   for (const GemmVariant& v : variants) {
     if (v.target != target || !computes(v, p) || !aligned_for(v, problem_align)) continue;
     double const r = padded_ratio(v, p);
@@ -293,9 +297,12 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, co
     }
   }
   if (ModelPick const pick = pick_by_model(variants, tables, p, target, problem_align, h); pick.best != nullptr) {
+    // Only an entry at the call's own shape would have decided over the model: say why it did not.
+    bool const refused_here = tuned != nullptr && reach == Reach::shape && tuned->m == p.m && tuned->n == p.n &&
+                              tuned->k == p.k;
     if (why != nullptr) {
-      *why = model_why(pick, h, target, tuned != nullptr);
-      if (tuned != nullptr) *why = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; " + *why;
+      *why = model_why(pick, h, target, refused_here);
+      if (refused_here) *why = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; " + *why;
     }
     return pick.best;
   }

@@ -11,6 +11,7 @@
 #include <span>
 
 #include "fly/fly.h"
+#include "gemm_cost_model.hpp"
 #include "gemm_registry.hpp"
 
 namespace fly::dispatch {
@@ -26,6 +27,15 @@ struct GemmTuning {
 
 // Every entry of every committed table (generated; may be empty).
 std::span<const GemmTuning> gemm_tuning();
+
+// What selection consults besides the variants (select_gemm_variant): the tuning entries, the cost
+// model and the device's SM count (0: the model's own). The library's (gemm_tuning(),
+// gemm_cost_model()) or a test's.
+struct GemmTables {
+  std::span<const GemmTuning> tuning;
+  std::span<const GemmCostModel> model;
+  int multiprocessors = 0;
+};
 
 // The entry that applies to `problem` on `target`: same target, ab_type == problem.a and d_type ==
 // problem.d, each of m, n, k within a factor 2 of the entry's (inclusive), and among those the
