@@ -26,4 +26,7 @@ inline fly::dispatch::GemmProblem fake_problem(int64_t m, int64_t n, int64_t k, 
   return p;
 }
 
+// A launch function that enqueues nothing: what a fake registry's variants carry.
+inline fly_status_t ok_launch(const fly::dispatch::GemmProblem&, void*) { return FLY_STATUS_SUCCESS; }
+
 }  // namespace fly_test

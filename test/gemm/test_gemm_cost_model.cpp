@@ -33,7 +33,7 @@ using fly_test::fake_problem;
 constexpr fly_dtype_t fn8 = FLY_DTYPE_E4M3FN;
 constexpr fly_dtype_t bf16 = FLY_DTYPE_BF16;
 
-fly_status_t ok_launch(const GemmProblem&, void*) { return FLY_STATUS_SUCCESS; }
+using fly_test::ok_launch;
 
 const GemmVariant k_variants[] = {
     {"small_64x64x128", Target::sm90a, fn8, bf16, 64, 64, 128, 16, ok_launch},
@@ -189,13 +189,7 @@ TEST(GemmCostModel, TheHandleGivesTheModelItsDevicesSmCount) {
   ASSERT_EQ(fly_gemm_explain(h, &args, line, sizeof line), FLY_STATUS_SUCCESS) << fly_last_error();
   // On 16 SMs big takes ceil(16 x 32 / 16) = 32 waves of 32 k-tiles: 8 + 2 x 1024 us.
   EXPECT_TRUE(starts_with(line, "big_128x256x128: cost model: 2.06e+03 us predicted")) << line;
-  fly_destroy(h);
-  // fly_create's handles consult the library's model.
-  fly_handle_t created = nullptr;
-  ASSERT_EQ(fly_create_host(&created), FLY_STATUS_SUCCESS);
-  EXPECT_EQ(created->model.data(), fly::dispatch::gemm_cost_model().data());
-  EXPECT_EQ(created->model.size(), fly::dispatch::gemm_cost_model().size());
-  fly_destroy(created);
+  fly_destroy(h);  // (fly_create's handles consult the library's model: GemmTuned.HandleCachesEachShapesTunedChoice)
 }
 
 // ---- the committed model (src/dispatch/tuning/gemm_model_<target>.tsv) ---------------------------

@@ -26,7 +26,7 @@ using fly::dispatch::Target;
 constexpr fly_dtype_t fn8 = FLY_DTYPE_E4M3FN;
 constexpr fly_dtype_t bf16 = FLY_DTYPE_BF16;
 
-fly_status_t ok_launch(const GemmProblem&, void*) { return FLY_STATUS_SUCCESS; }
+using fly_test::ok_launch;
 
 // name, target, ab, d, bm, bn, bk, align, launch. For 16 x N x K with N, K multiples of 128 the
 // heuristic picks small_16x64x128 (no padding): a tuned choice is visible as a different name.
@@ -314,7 +314,8 @@ TEST(GemmTuned, HandleCachesEachShapesTunedChoice) {
   EXPECT_TRUE(starts_with(explain(h, 16, 8192, 8196), "any_64x64x64_a1: tuned variant mid_64x64x128 is not eligible"));
   EXPECT_EQ(h->cached_decisions(), 5u);
   fly_destroy(h);
-  // Handles made for tests without tables take the heuristic; fly_create's consult the library's.
+  // Handles made for tests without tables take the heuristic; fly_create's consult the library's
+  // tables and cost model.
   fly_handle_t plain = fly::dispatch::make_handle(fake_h200(), k_variants);
   EXPECT_TRUE(starts_with(explain(plain, 20, 8192, 8192), "small_16x64x128: least padding"));
   fly_destroy(plain);
@@ -322,6 +323,8 @@ TEST(GemmTuned, HandleCachesEachShapesTunedChoice) {
   ASSERT_EQ(fly_create_host(&created), FLY_STATUS_SUCCESS);
   EXPECT_EQ(created->tuning.data(), fly::dispatch::gemm_tuning().data());
   EXPECT_EQ(created->tuning.size(), fly::dispatch::gemm_tuning().size());
+  EXPECT_EQ(created->model.data(), fly::dispatch::gemm_cost_model().data());
+  EXPECT_EQ(created->model.size(), fly::dispatch::gemm_cost_model().size());
   fly_destroy(created);
 }
 
