@@ -113,10 +113,8 @@ def model_transfer(shapes, within=False):
         else:
             keep = lambda e, s=s: e["types"] == s["types"] and e is not s and not all(
                 ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))
-        least = min(padded(v, s["shape"]) for v in s["times"])
-        model = gemm_cost_model.fit_listing(shapes, keep=keep)
-        pred = {v: gemm_cost_model.predict(model[v], v, s["shape"]) for v in s["times"]
-                if v in model and padded(v, s["shape"]) <= 1.25 * least}
+        model = gemm_cost_model.fit_listing(shapes, keep=keep)  # no padding bound: the model counts padded tiles
+        pred = {v: gemm_cost_model.predict(model[v], v, s["shape"]) for v in s["times"] if v in model}
         out.append(s["times"][min(pred, key=pred.get)] / s["best"] if pred else s["heuristic"])
     return out
 

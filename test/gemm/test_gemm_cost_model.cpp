@@ -1,7 +1,7 @@
 // The GEMM cost model (src/dispatch/gemm/gemm_cost_model.hpp): its prediction against the sum
-// computed here from the shape, where selection uses it (between the tuning table's shapes, within
-// the padding slack, only for variants with a row) and where it does not (a tuned entry at the
-// call's own shape), the handle's SM count, and the committed model table.
+// computed here from the shape, where selection uses it (between the tuning table's shapes, padding
+// weighed by the prediction, only for variants with a row) and where it does not (a tuned entry at
+// the call's own shape), the handle's SM count, and the committed model table.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,27 +105,42 @@ TEST(GemmCostModel, PicksTheLeastPredictedBetweenTheTablesShapes) {
   EXPECT_STREQ(name, "small_64x64x128");
 }
 
-TEST(GemmCostModel, LeavesOutVariantsThatPadTheCallTooMuchOrHaveNoRow) {
-  GemmTables const tables{{}, k_model, 132};
+TEST(GemmCostModel, WeighsPaddingByItsPredictionAndSkipsVariantsWithoutARow) {
+  // M = 48: tiny's 16-row tiles pad nothing, small's 64 pad a third; the prediction decides.
+  const GemmVariant three[] = {
+      {"tiny_16x64x128", Target::sm90a, fn8, bf16, 16, 64, 128, 16, ok_launch},
+      {"small_64x64x128", Target::sm90a, fn8, bf16, 64, 64, 128, 16, ok_launch},
+      {"big_128x256x128", Target::sm90a, fn8, bf16, 128, 256, 128, 16, ok_launch},
+  };
+  const GemmCostModel model[] = {{Target::sm90a, "tiny_16x64x128", 132, {5.0, 3.0, 0.0, 0.0}}, k_model[0], k_model[1]};
+  std::string why;
+  const GemmVariant* v =
+      fly::dispatch::select_gemm_variant(three, GemmTables{{}, model, 132}, fake_problem(48, 4096, 4096), Target::sm90a, &why);
+  ASSERT_NE(v, nullptr);
+  // small: 5 + ceil(64 / 132) x 32 = 37 us; big 8 + 2 x 32 = 72; tiny 5 + 3 x ceil(3 x 64 / 132) x 32 = 197.
+  EXPECT_STREQ(v->name, "small_64x64x128");
+  EXPECT_TRUE(starts_with(why, "cost model: 37 us predicted (next 72 us: big_128x256x128)")) << why;
+  // Without the small one's row, the model weighs the other two: big.
+  const GemmCostModel no_small[] = {model[0], model[2]};
+  v = fly::dispatch::select_gemm_variant(three, GemmTables{{}, no_small, 132}, fake_problem(48, 4096, 4096), Target::sm90a,
+                                         &why);
+  ASSERT_NE(v, nullptr);
+  EXPECT_STREQ(v->name, "big_128x256x128");
+  // A row for another target or for no compiled variant never applies: the heuristic.
   const char* name = nullptr;
-  // M = 64: big pads the call 2x (128 rows), beyond the 1.25x slack: small, predicted 5 + 32 us.
-  EXPECT_TRUE(starts_with(pick(tables, fake_problem(64, 4096, 4096), &name), "cost model: 37 us predicted, no tuned entry"));
-  EXPECT_STREQ(name, "small_64x64x128");
-  // With a row for big alone, nothing the model may pick at M = 64: the heuristic.
-  GemmTables const big_only{{}, std::span<const GemmCostModel>(k_model + 1, 1), 132};
-  EXPECT_TRUE(starts_with(pick(big_only, fake_problem(64, 4096, 4096), &name), "least padding"));
-  EXPECT_STREQ(name, "small_64x64x128");
-  // A row for another target or for no compiled variant never applies.
   const GemmCostModel stray[] = {{Target::gfx942, "big_128x256x128", 304, {0.0, 0.0, 0.0, 0.0}},
                                  {Target::sm90a, "gone_128x128x128", 132, {0.0, 0.0, 0.0, 0.0}}};
   EXPECT_TRUE(starts_with(pick(GemmTables{{}, stray, 132}, fake_problem(4000, 4096, 4096), &name), "least padding"));
+  EXPECT_STREQ(name, "small_64x64x128");
 }
 
 TEST(GemmCostModel, SkipsRowsPredictingNothingFiniteAndKeepsTheFirstOfATie) {
   const char* name = nullptr;
   const GemmCostModel nan_small[] = {{Target::sm90a, "small_64x64x128", 132, {std::nan(""), 1.0, 0.0, 0.0}},
                                      {Target::sm90a, "big_128x256x128", 132, {8.0, 2.0, 0.0, 0.0}}};
-  EXPECT_TRUE(starts_with(pick(GemmTables{{}, nan_small, 132}, fake_problem(64, 4096, 4096), &name), "least padding"));
+  EXPECT_TRUE(starts_with(pick(GemmTables{{}, nan_small, 132}, fake_problem(64, 4096, 4096), &name),
+                          "cost model: 72 us predicted, no tuned entry"));  // big's, the only finite one
+  EXPECT_STREQ(name, "big_128x256x128");
   // The same prediction for both (a fixed 10 us): the registry's first, small.
   const GemmCostModel flat[] = {{Target::sm90a, "big_128x256x128", 132, {10.0, 0.0, 0.0, 0.0}},
                                 {Target::sm90a, "small_64x64x128", 132, {10.0, 0.0, 0.0, 0.0}}};

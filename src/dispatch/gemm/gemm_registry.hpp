@@ -58,8 +58,8 @@ struct GemmTables;  // gemm_tuning.hpp: the tuning entries, the cost model and t
 // The variant to run `problem` on a `target` device, among `variants`.
 // A tuning entry at the problem's own shape (m, n, k, dtypes, target) names the variant when it is
 // in `variants` and eligible. Otherwise the cost model (tables.model, gemm_cost_model.hpp), when
-// it has a row for an eligible variant that pads the call at most 1.25x as much as the least padded
-// eligible one: among those, the least predicted time (the first listed on a tie). Failing that,
+// it has a row for an eligible variant: among those, the least predicted time (the first listed on
+// a tie). Failing that,
 // the tuning tables' reaches: the entry of `tuning` nearest to the problem (nearest_gemm_tuning in
 // gemm_tuning.hpp: same target and dtypes, each of m, n, k within a factor 2; failing that,
 // nearest_gemm_tuning_by_output: m within a factor 2 and m x n within 4; failing that and for m <= 32,

@@ -182,27 +182,22 @@ enum class Reach { shape, output, rows };
 
 namespace {
 
-// The cost model's pick among the eligible variants with a row that pad the call at most
-// kModelPaddingSlack times the least padded (h), and the runner-up for the explanation.
+// The cost model's pick among the eligible variants with a row, and the runner-up for the
+// explanation. No padding bound: the model counts padded tiles itself (ceil in its tile and k-tile
+// counts), and at M = 48, 96 or 192 the least padded tiles (16 or 32 rows, 64 rows) are the slow
+// ones where the next power of two's 64- and 128-row tiles run in two thirds of their time.
 struct ModelPick {
   const GemmVariant* best = nullptr;
   const GemmVariant* next = nullptr;
   double best_us = 0.0, next_us = 0.0;
 };
 
-// The cost model's candidates may pad a call at most this much more than the least padded eligible
-// variant (tools/tuning_holdout.py measures the model under the same bound).
-constexpr double kModelPaddingSlack = 1.25;
-
 ModelPick pick_by_model(std::span<const GemmVariant> variants, const GemmTables& tables, const GemmProblem& p,
                         Target target, int problem_align, const Heuristic& h) {
   ModelPick pick;
   if (tables.model.empty() || h.best == nullptr) return pick;
-  double const slack = kModelPaddingSlack * h.best_ratio;
   for (const GemmVariant& v : variants) {
     if (v.target != target || !computes(v, p) || !aligned_for(v, problem_align)) continue;
-    double const r = padded_ratio(v, p);
-    if (r > slack && !same_ratio(r, slack)) continue;
     const GemmCostModel* row = find_gemm_cost_model(tables.model, target, v.name);
     if (row == nullptr) continue;
     double const us = gemm_model_us(*row, v, p, tables.multiprocessors);
