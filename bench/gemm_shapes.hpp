@@ -27,11 +27,14 @@ inline constexpr Shape kFp8BenchShapes[] = {{32, 14336, 4096},  {256, 4096, 4096
 // (gemm_tuning.hpp), so the rows step M by at most 4x: against 8192 x 8192 every M in [1, 2048]
 // finds an entry. N = 4096, K = 14336 is an MLP down-projection, N = 1024, K = 4096 a grouped-query
 // K/V projection (Llama 3 8B). M = 1024 and the N = 1024 rows came after the committed table of
-// 2026-11-29, 256 x 4096 x 4096 and 32 x 14336 x 4096 (an MLP up-projection) on 2026-12-03.
+// 2026-11-29, 256 x 4096 x 4096 and 32 x 14336 x 4096 (an MLP up-projection) on 2026-12-03;
+// M = 48, 96 and 192 on 2026-12-05: batch sizes between powers of two, where tiles pad, so that
+// tools/tuning_holdout.py can check the cost model there (docs/gemm.md, "The cost model").
 inline constexpr Shape kTuneShapes[] = {
     {8192, 8192, 8192}, {4096, 4096, 4096}, {2048, 2048, 2048},                        // prefill, squares
     {1, 8192, 8192},    {4, 8192, 8192},    {16, 8192, 8192},   {32, 8192, 8192},      // decode rows
-    {64, 8192, 8192},   {128, 8192, 8192},  {256, 8192, 8192},  {1024, 8192, 8192},    //
+    {48, 8192, 8192},   {64, 8192, 8192},   {96, 8192, 8192},   {128, 8192, 8192},     //
+    {192, 8192, 8192},  {256, 8192, 8192},  {1024, 8192, 8192},                        //
     {256, 4096, 4096},  {32, 14336, 4096},                                             // medium, MLP up
     {16, 4096, 4096},   {64, 4096, 4096},   {128, 4096, 4096},                         // smaller weights
     {16, 4096, 14336},  {64, 4096, 14336},  {128, 4096, 14336},                        // long K
