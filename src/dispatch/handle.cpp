@@ -17,6 +17,7 @@ fly_handle_t make_handle(const platform::DeviceInfo& device, std::span<const Gem
   h->variants = variants;
   h->tuning = tuning;
   h->model = model;
+  h->model_rows = gemm_cost_model_rows(model, variants);
   h->pa_decode_variants = pa_decode_variants();
   h->pa_decode_tuning = pa_decode_tuning();
   const char* log = std::getenv("FLY_LOG_DISPATCH");
@@ -56,7 +57,7 @@ GemmDecision fly_handle_s::decide_gemm(const GemmProblem& p, bool with_line) {
     auto it = cache_.find(key);
     if (it == cache_.end()) {
       const fly::dispatch::GemmVariant* v = fly::dispatch::select_gemm_variant(
-          variants, fly::dispatch::GemmTables{tuning, model, device.multiprocessors}, p, device.target, &why);
+          variants, fly::dispatch::GemmTables{tuning, model, device.multiprocessors, model_rows}, p, device.target, &why);
       Entry entry{v != nullptr ? static_cast<int>(v - variants.data()) : -1, why};
       if (cache_.size() >= max_cached) cache_.clear();
       it = cache_.emplace(key, std::move(entry)).first;

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "fly/fly.h"
 #include "gemm/gemm_registry.hpp"
@@ -33,6 +34,7 @@ struct fly_handle_s {
   std::span<const fly::dispatch::GemmVariant> variants;  // the registry (tests substitute their own)
   std::span<const fly::dispatch::GemmTuning> tuning;     // the tuning tables (tests: their own or none)
   std::span<const fly::dispatch::GemmCostModel> model;   // the GEMM cost model (tests: their own or none)
+  std::vector<const fly::dispatch::GemmCostModel*> model_rows;  // variants[i]'s row of `model`, found once
   std::span<const fly::dispatch::PaDecodeVariant> pa_decode_variants;  // the paged-decode registry
   std::span<const fly::dispatch::PaDecodeTuning> pa_decode_tuning;     // its tuning tables (tests: their own)
   bool log_dispatch = false;                             // FLY_LOG_DISPATCH at creation

@@ -10,7 +10,9 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "fake_problem.hpp"
 #include "fly/fly.h"
@@ -132,6 +134,28 @@ TEST(GemmCostModel, WeighsPaddingByItsPredictionAndSkipsVariantsWithoutARow) {
                                  {Target::sm90a, "gone_128x128x128", 132, {0.0, 0.0, 0.0, 0.0}}};
   EXPECT_TRUE(starts_with(pick(GemmTables{{}, stray, 132}, fake_problem(4000, 4096, 4096), &name), "least padding"));
   EXPECT_STREQ(name, "small_64x64x128");
+}
+
+TEST(GemmCostModel, RowsFoundOnceDecideAsRowsFoundByName) {
+  std::vector<const GemmCostModel*> const rows = fly::dispatch::gemm_cost_model_rows(k_model, k_variants);
+  ASSERT_EQ(rows.size(), std::size(k_variants));
+  EXPECT_EQ(rows[0], &k_model[0]);
+  EXPECT_EQ(rows[1], &k_model[1]);
+  // Only big's row in the index: the index, not the names, decides (and a short index is ignored).
+  const GemmCostModel* const big_only[] = {nullptr, &k_model[1]};
+  const GemmCostModel* const too_short[] = {nullptr};
+  for (auto [m, indexed, by_name] : {std::tuple{4000, "big_128x256x128", "big_128x256x128"},
+                                     std::tuple{64, "big_128x256x128", "small_64x64x128"}}) {
+    const char* name = nullptr;
+    std::string const why = pick(GemmTables{{}, k_model, 132, rows}, fake_problem(m, 4096, 4096), &name);
+    const char* plain = nullptr;
+    EXPECT_EQ(why, pick(GemmTables{{}, k_model, 132}, fake_problem(m, 4096, 4096), &plain)) << m;
+    EXPECT_STREQ(name, plain) << m;
+    pick(GemmTables{{}, k_model, 132, big_only}, fake_problem(m, 4096, 4096), &name);
+    EXPECT_STREQ(name, indexed) << m;
+    pick(GemmTables{{}, k_model, 132, too_short}, fake_problem(m, 4096, 4096), &name);
+    EXPECT_STREQ(name, by_name) << m;
+  }
 }
 
 TEST(GemmCostModel, SkipsRowsPredictingNothingFiniteAndKeepsTheFirstOfATie) {

@@ -15,6 +15,14 @@ const GemmCostModel* find_gemm_cost_model(std::span<const GemmCostModel> model, 
   return nullptr;
 }
 
+std::vector<const GemmCostModel*> gemm_cost_model_rows(std::span<const GemmCostModel> model,
+                                                        std::span<const GemmVariant> variants) {
+  std::vector<const GemmCostModel*> rows;
+  rows.reserve(variants.size());
+  for (const GemmVariant& v : variants) rows.push_back(find_gemm_cost_model(model, v.target, v.name));
+  return rows;
+}
+
 double gemm_model_us(const GemmCostModel& row, const GemmVariant& v, const GemmProblem& p, int sms) {
   // doubles throughout: the counts of huge shapes pass int64 only in their products
   double const s = sms >= 1 ? sms : (row.sms >= 1 ? row.sms : 1);

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "gemm_registry.hpp"
 
@@ -33,6 +34,10 @@ std::span<const GemmCostModel> gemm_cost_model();
 
 // The row for variant `name` on `target`, or null.
 const GemmCostModel* find_gemm_cost_model(std::span<const GemmCostModel> model, Target target, const char* name);
+
+// Each variant's row of `model` (null where it has none), in the variants' order.
+std::vector<const GemmCostModel*> gemm_cost_model_rows(std::span<const GemmCostModel> model,
+                                                        std::span<const GemmVariant> variants);
 
 // The model's time for `variant` (whose tile the features use) on `problem`: on `sms` SMs, or the
 // row's own count when sms < 1.

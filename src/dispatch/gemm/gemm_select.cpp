@@ -3,6 +3,7 @@
 // tables' reaches, else the heuristic: eligibility (target, dtypes, alignment), least padding
 // waste, the largest tile.
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -196,9 +197,11 @@ ModelPick pick_by_model(std::span<const GemmVariant> variants, const GemmTables&
                         Target target, int problem_align, const Heuristic& h) {
   ModelPick pick;
   if (tables.model.empty() || h.best == nullptr) return pick;
-  for (const GemmVariant& v : variants) {
+  bool const indexed = tables.model_rows.size() == variants.size();
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const GemmVariant& v = variants[i];
     if (v.target != target || !computes(v, p) || !aligned_for(v, problem_align)) continue;
-    const GemmCostModel* row = find_gemm_cost_model(tables.model, target, v.name);
+    const GemmCostModel* row = indexed ? tables.model_rows[i] : find_gemm_cost_model(tables.model, target, v.name);
     if (row == nullptr) continue;
     double const us = gemm_model_us(*row, v, p, tables.multiprocessors);
     if (!std::isfinite(us)) continue;

@@ -32,9 +32,12 @@ std::span<const GemmTuning> gemm_tuning();
 // model and the device's SM count (0: the model's own). The library's (gemm_tuning(),
 // gemm_cost_model()) or a test's.
 struct GemmTables {
-  std::span<const GemmTuning> tuning;
-  std::span<const GemmCostModel> model;
+  std::span<const GemmTuning> tuning = {};
+  std::span<const GemmCostModel> model = {};
   int multiprocessors = 0;
+  // Optional, parallel to the variants: each one's row of `model` (null: none), which a handle
+  // finds once (gemm_cost_model_rows) rather than by name on every decision. Empty: by name.
+  std::span<const GemmCostModel* const> model_rows = {};
 };
 
 // The entry that applies to `problem` on `target`: same target, ab_type == problem.a and d_type ==
