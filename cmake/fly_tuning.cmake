@@ -3,7 +3,7 @@
 #   gemm       src/dispatch/tuning/<target>.tsv            ab d m n k variant       (docs/gemm.md)
 #   pa_decode  src/dispatch/tuning/pa_decode_<target>.tsv  kv q d block layout seqs rows hkv ctx variant
 #                                                                                   (docs/pa-decode.md)
-#   gemm_model src/dispatch/tuning/gemm_model_<target>.tsv variant sms c0 c1 c2 c3  (docs/gemm.md)
+#   gemm_model src/dispatch/tuning/gemm_model_<target>.tsv variant sms c0 .. c5     (docs/gemm.md)
 # fly_tuning_table(<op> <output.cpp> <table.tsv>...) parses an op's tables at configure time and
 # writes one source defining fly::dispatch::<op>_tuning() (src/dispatch/<op>/<op>_tuning.hpp). The
 # output is rewritten only when its text changes. A malformed line stops configuration with
@@ -226,7 +226,7 @@ function(_fly_tuning_pa_decode_row target fields row_var key_var)
   set(${key_var} "${kv}/${q}/${d}/${block}/${layout}/${seqs}/${rows}/${hkv}/${ctx}" PARENT_SCOPE)
 endfunction()
 
-# ---- gemm_model: variant sms c0 c1 c2 c3 (GemmCostModel, gemm/gemm_cost_model.hpp) ------------
+# ---- gemm_model: variant sms c0 .. c5 (GemmCostModel, gemm/gemm_cost_model.hpp) ----------------
 # Per variant the cost model's coefficients (us), fitted to a tune listing by
 # tools/gemm_cost_model.py on a machine of `sms` SMs.
 
@@ -234,7 +234,7 @@ set(_fly_tuning_gemm_model_type GemmCostModel)
 set(_fly_tuning_gemm_model_prefix "gemm_model_")
 set(_fly_tuning_gemm_model_function gemm_cost_model)
 set(_fly_tuning_gemm_model_header gemm/gemm_cost_model.hpp)
-set(_fly_tuning_gemm_model_columns variant sms c0 c1 c2 c3)
+set(_fly_tuning_gemm_model_columns variant sms c0 c1 c2 c3 c4 c5)
 
 function(_fly_tuning_gemm_model_row target fields row_var key_var)
   list(GET fields 0 variant)
@@ -246,7 +246,7 @@ function(_fly_tuning_gemm_model_row target fields row_var key_var)
     _fly_tuning_fail("${table}" ${line_no} "${data}" "sms '${sms}' is not an SM count (at most 6 digits)")
   endif()
   set(coefficients "")
-  foreach(i 2 3 4 5)
+  foreach(i 2 3 4 5 6 7)
     list(GET fields ${i} c)
     math(EXPR column "${i} - 2")
     _fly_tuning_expect_decimal(c${column} "${c}")

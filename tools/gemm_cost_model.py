@@ -3,11 +3,12 @@
 times of a `fly_bench --tune` listing run with FLY_TUNE_ALL=1 (every variant at every tuning shape).
 
 For a variant of block tile BM x BN x BK at m x n x k on an SM count S:
-    tiles = ceil(m / BM) ceil(n / BN),  kt = ceil(k / BK)
-    us = c0 + c1 ceil(tiles / S) kt + c2 tiles kt / S + c3 (m k + n k + 2 m n) / 1e6
-the launch and a tile's fixed cost (c0), the k-tiles of the SM with the most tiles (c1: whole
-waves), the k-tiles of the average SM (c2: a persistent walk's share), and the operand and output
-elements (c3: what a call streams, per element, the dtypes being the variant's own). The fit
+    tiles = ceil(m / BM) ceil(n / BN),  kt = ceil(k / BK),  waves = ceil(tiles / S)
+    us = c0 + c1 waves kt + c2 tiles kt / S + c3 (m k + n k + 2 m n) / 1e6 + c4 waves + c5 kt
+the launch's fixed cost (c0), the k-tiles of the SM with the most tiles (c1: whole waves), the
+k-tiles of the average SM (c2: a persistent walk's share), the operand and output elements (c3:
+what a call streams, per element, the dtypes being the variant's own), a wave's own cost (c4: its
+fill and epilogue) and a k-tile's latency however many tiles run (c5). The fit
 minimises the relative error over the shapes the variant ran at, with every coefficient >= 0.
 src/dispatch/gemm/gemm_cost_model.cpp evaluates the same sum; select_gemm_variant picks by it where
 no tuning entry is at the call's shape (docs/gemm.md, "Tuning tables").
@@ -36,7 +37,8 @@ def features(variant, shape, sms=SMS):
     bm, bn, bk = tile(variant)
     tiles = math.ceil(m / bm) * math.ceil(n / bn)
     kt = math.ceil(k / bk)
-    return [1.0, math.ceil(tiles / sms) * kt, tiles * kt / sms, (m * k + n * k + 2 * m * n) / 1e6]
+    waves = math.ceil(tiles / sms)
+    return [1.0, waves * kt, tiles * kt / sms, (m * k + n * k + 2 * m * n) / 1e6, waves, kt]
 
 
 def predict(coefficients, variant, shape, sms=SMS):
@@ -103,13 +105,14 @@ def main():
     if args.only:
         names = {line.strip() for line in open(args.only) if line.strip()}
         model = {v: c for v, c in model.items() if v in names}
-    print("# libfly GEMM cost model for sm90a: per variant, us = c0 + c1 ceil(tiles / sms) kt +")
-    print("#   c2 tiles kt / sms + c3 (m k + n k + 2 m n) / 1e6, tiles = ceil(m / BM) ceil(n / BN),")
-    print("#   kt = ceil(k / BK) (tools/gemm_cost_model.py, src/dispatch/gemm/gemm_cost_model.hpp).")
-    print(f"# Fitted by tools/gemm_cost_model.py to {len(shapes)} shapes of a FLY_TUNE_ALL listing ({args.tune}).")
+    print("# libfly GEMM cost model for sm90a: per variant, us = c0 + c1 waves kt + c2 tiles kt / sms +")
+    print("#   c3 (m k + n k + 2 m n) / 1e6 + c4 waves + c5 kt, tiles = ceil(m / BM) ceil(n / BN),")
+    print("#   kt = ceil(k / BK), waves = ceil(tiles / sms) (tools/gemm_cost_model.py, gemm_cost_model.hpp).")
+    print(f"# Fitted by tools/gemm_cost_model.py to the {len(shapes)} shapes of the FLY_TUNE_ALL listing {args.tune}")
+    print(f"#   ({args.sms} SMs)" + (f", rows for the {len(model)} of its variants named in --only {args.only}." if args.only else "."))
     print("# Do not edit: refit from the listing of the next `TUNE=1 FLY_TUNE_ALL=1 bash tools/h200_check.sh`.")
     print("#")
-    print("# variant                                                    sms        c0        c1        c2        c3")
+    print("# variant                                                    sms " + " ".join(f"{'c' + str(i):>10s}" for i in range(6)))
     for v in sorted(model):
         c = model[v]
         print(f"{v:60s} {args.sms:4d} " + " ".join(f"{x:10.6g}" for x in c))

@@ -60,18 +60,23 @@ std::string pick(const GemmTables& tables, const GemmProblem& p, const char** na
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 TEST(GemmCostModel, PredictsTheFittedSumOfTheShapesTerms) {
-  const GemmCostModel row{Target::sm90a, "v", 100, {1.0, 2.0, 3.0, 4.0}};
+  const GemmCostModel row{Target::sm90a, "v", 100, {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}};
   const GemmVariant v{"v", Target::sm90a, fn8, bf16, 128, 128, 64, 16, ok_launch};
   GemmProblem const p = fake_problem(1000, 3000, 5000);
   int64_t const tiles = ceil_div(1000, 128) * ceil_div(3000, 128);  // 8 x 24
   int64_t const kt = ceil_div(5000, 64);
   double const elements = (1000.0 * 5000 + 3000.0 * 5000 + 2.0 * 1000 * 3000) / 1e6;
+  auto sum = [&](int sms) {
+    int64_t const waves = ceil_div(tiles, sms);
+    return 1.0 + 2.0 * double(waves * kt) + 3.0 * double(tiles * kt) / sms + 4.0 * elements + 5.0 * double(waves) +
+           6.0 * double(kt);
+  };
   for (int sms : {132, 16, 1}) {
-    double const expected = 1.0 + 2.0 * double(ceil_div(tiles, sms) * kt) + 3.0 * double(tiles * kt) / sms + 4.0 * elements;
+    double const expected = sum(sms);
     EXPECT_NEAR(fly::dispatch::gemm_model_us(row, v, p, sms), expected, 1e-9 * expected) << sms << " SMs";
   }
   // No SM count of the device's: the row's own (the machine it was fitted on).
-  double const own = 1.0 + 2.0 * double(ceil_div(tiles, 100) * kt) + 3.0 * double(tiles * kt) / 100 + 4.0 * elements;
+  double const own = sum(100);
   EXPECT_NEAR(fly::dispatch::gemm_model_us(row, v, p, 0), own, 1e-9 * own);
   // Shapes past int32 in their products stay finite and grow with the work.
   double const huge = fly::dispatch::gemm_model_us(row, v, fake_problem(int64_t{1} << 30, int64_t{1} << 30, 4096), 132);

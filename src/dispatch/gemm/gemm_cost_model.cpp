@@ -29,9 +29,10 @@ double gemm_model_us(const GemmCostModel& row, const GemmVariant& v, const GemmP
   double const m = static_cast<double>(p.m), n = static_cast<double>(p.n), k = static_cast<double>(p.k);
   double const tiles = std::ceil(m / v.bm) * std::ceil(n / v.bn);
   double const kt = std::ceil(k / v.bk);
-  double const features[4] = {1.0, std::ceil(tiles / s) * kt, tiles * kt / s, (m * k + n * k + 2.0 * m * n) / 1e6};
+  double const waves = std::ceil(tiles / s);
+  double const features[6] = {1.0, waves * kt, tiles * kt / s, (m * k + n * k + 2.0 * m * n) / 1e6, waves, kt};
   double us = 0.0;
-  for (int i = 0; i < 4; ++i) us += row.us[i] * features[i];
+  for (int i = 0; i < 6; ++i) us += row.us[i] * features[i];
   return us;
 }
 

@@ -3,14 +3,15 @@
 // no tuning entry is at the call's own shape. Internal (C++), not part of the C API.
 //
 // For a variant of block tile BM x BN x BK at m x n x k on `sms` SMs:
-//   tiles = ceil(m / BM) ceil(n / BN),  kt = ceil(k / BK)
-//   us = c0 + c1 ceil(tiles / sms) kt + c2 tiles kt / sms + c3 (m k + n k + 2 m n) / 1e6
+//   tiles = ceil(m / BM) ceil(n / BN),  kt = ceil(k / BK),  waves = ceil(tiles / sms)
+//   us = c0 + c1 waves kt + c2 tiles kt / sms + c3 (m k + n k + 2 m n) / 1e6 + c4 waves + c5 kt
 // a call's fixed cost, the k-tiles of the SM with the most tiles (whole waves), those of the average
-// SM (a persistent walk's share), and the elements the call streams. The coefficients (>= 0, least
+// SM (a persistent walk's share), the elements the call streams, a wave's own cost (its fill and
+// epilogue) and a k-tile's latency however many tiles run. The coefficients (>= 0, least
 // relative error) come from tools/gemm_cost_model.py, which fits the listing of `fly_bench --tune`
 // with FLY_TUNE_ALL=1 and writes src/dispatch/tuning/gemm_model_<target>.tsv; cmake/fly_tuning.cmake
 // turns that table into C++. Held out of the fit (tools/tuning_holdout.py), the model's picks ran at
-// a geometric mean of 1.04x the best on the H100 listing of 2026-12-05, where the tuning table's
+// a geometric mean of 1.02x the best on the H100 listing of 2026-12-05, where the tuning table's
 // farther reaches picked at 1.15x (docs/gemm.md, "The cost model"). The fit's shapes have n and k
 // of 1024 or more: below that its predictions are extrapolations.
 #pragma once
@@ -26,7 +27,7 @@ struct GemmCostModel {
   Target target;
   const char* variant;  // the registry's name
   int sms;              // the SM count of the machine the coefficients were fitted on
-  double us[4];         // c0 .. c3
+  double us[6];         // c0 .. c5
 };
 
 // Every row of every committed model table (generated; may be empty).
