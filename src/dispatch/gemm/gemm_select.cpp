@@ -218,7 +218,8 @@ ModelPick pick_by_model(std::span<const GemmVariant> variants, const GemmTables&
   return pick;
 }
 
-// `refused`: a tuned entry's variant was passed over (the reason says so before this).
+// `refused`: the entry at the call's shape names a variant that was passed over (the reason says so
+// before this).
 std::string model_why(const ModelPick& pick, const Heuristic& h, Target target, bool refused = false) {
   char text[160];
   std::snprintf(text, sizeof text, "cost model: %.3g us predicted", pick.best_us);
@@ -261,9 +262,11 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, co
     tuned = nearest_gemm_tuning_by_m(tuning, p, target);
   }
   char const* const reached = reach == Reach::rows ? "nearest M" : "nearest M and M x N";
+  const GemmVariant* v = nullptr;
   std::string passed_over;  // why the tuned entry's variant does not run this call
+  bool exact = false;       // the entry is at the call's own shape
   if (tuned != nullptr) {
-    const GemmVariant* v = find_variant(variants, tuned->variant);
+    v = find_variant(variants, tuned->variant);
     passed_over = v == nullptr ? "is not compiled in (FLY_GEMM_FILTER, or renamed since it was measured?)"
                                : refusal(*v, p, target, problem_align);
     double const slack = h.best != nullptr ? kBeyondPaddingSlack * h.best_ratio : 0.0;
@@ -274,35 +277,31 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, co
       passed_over = std::string("(") + reached + ", at " + shape_text(tuned->m, tuned->n, tuned->k) +
                     ") pads this call to " + work;
     }
-    bool const exact = reach == Reach::shape && tuned->m == p.m && tuned->n == p.n && tuned->k == p.k;
-    if (passed_over.empty() && !exact) {  // between the table's shapes the model predicts better
-      if (ModelPick const pick = pick_by_model(variants, tables, p, target, problem_align, h); pick.best != nullptr) {
-        if (why != nullptr) *why = model_why(pick, h, target);
-        return pick.best;
-      }
-    }
-    if (passed_over.empty()) {
+    exact = reach == Reach::shape && tuned->m == p.m && tuned->n == p.n && tuned->k == p.k;
+  }
+  bool const tuned_runs = tuned != nullptr && passed_over.empty();
+  // A measurement at the call's own shape decides; anywhere else the model predicts better than
+  // the nearest entry.
+  if (!(tuned_runs && exact)) {
+    if (ModelPick const pick = pick_by_model(variants, tables, p, target, problem_align, h); pick.best != nullptr) {
       if (why != nullptr) {
-        *why = "tuned: fastest measured at " + shape_text(tuned->m, tuned->n, tuned->k) +
-               (exact                   ? " (this shape)"
-                : reach == Reach::shape  ? " (nearest tuned shape)"
-                : reach == Reach::output ? " (nearest tuned M and M x N; N or K beyond a factor 2)"
-                                         : " (nearest tuned M; N beyond a factor 2)") +
-               " among " + std::to_string(h.eligible) + " eligible of " + std::to_string(h.on_target) + " " +
-               target_name(target) + " variants";
+        *why = model_why(pick, h, target, exact);  // exact here: that entry's variant was refused
+        if (exact) *why = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; " + *why;
       }
-      return v;
+      return pick.best;
     }
   }
-  if (ModelPick const pick = pick_by_model(variants, tables, p, target, problem_align, h); pick.best != nullptr) {
-    // Only an entry at the call's own shape would have decided over the model: say why it did not.
-    bool const refused_here = tuned != nullptr && reach == Reach::shape && tuned->m == p.m && tuned->n == p.n &&
-                              tuned->k == p.k;
+  if (tuned_runs) {
     if (why != nullptr) {
-      *why = model_why(pick, h, target, refused_here);
-      if (refused_here) *why = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; " + *why;
+      *why = "tuned: fastest measured at " + shape_text(tuned->m, tuned->n, tuned->k) +
+             (exact                   ? " (this shape)"
+              : reach == Reach::shape  ? " (nearest tuned shape)"
+              : reach == Reach::output ? " (nearest tuned M and M x N; N or K beyond a factor 2)"
+                                       : " (nearest tuned M; N beyond a factor 2)") +
+             " among " + std::to_string(h.eligible) + " eligible of " + std::to_string(h.on_target) + " " +
+             target_name(target) + " variants";
     }
-    return pick.best;
+    return v;
   }
   Heuristic const lds = run_heuristic(variants, p, target, problem_align, true);
   bool const use_lds = prefer_lds(h, lds);
