@@ -20,7 +20,6 @@ tools/tuning_holdout.py measures how well it picks at shapes held out of the fit
 import argparse
 import itertools
 import math
-import re
 import sys
 
 import tuning_holdout
@@ -28,13 +27,9 @@ import tuning_holdout
 SMS = 132  # H100 SXM and H200: the listing's machines
 
 
-def tile(variant):
-    return tuple(map(int, re.search(r"_(\d+)x(\d+)x(\d+)_", variant).groups()))
-
-
 def features(variant, shape, sms=SMS):
     m, n, k = shape
-    bm, bn, bk = tile(variant)
+    bm, bn, bk = tuning_holdout.tile(variant)
     tiles = math.ceil(m / bm) * math.ceil(n / bn)
     kt = math.ceil(k / bk)
     waves = math.ceil(tiles / sms)

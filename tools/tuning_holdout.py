@@ -59,9 +59,18 @@ def nearest(entries, shape):  # the first listed keeps a tie (kTuningTie)
     return best
 
 
+def tile(variant):
+    """A variant name's block tile (BM, BN, BK)."""
+    return tuple(map(int, re.search(r"_(\d+)x(\d+)x(\d+)_", variant).groups()))
+
+
 def padded(variant, shape):
-    tile = map(int, re.search(r"_(\d+)x(\d+)x(\d+)_", variant).groups())
-    return math.prod(math.ceil(x / t) * t / x for x, t in zip(shape, tile))
+    return math.prod(math.ceil(x / t) * t / x for x, t in zip(shape, tile(variant)))
+
+
+def within_2(a, b):
+    """Each of m, n, k within a factor 2: the first reach's bound."""
+    return all(ratio(x, y) <= 2 for x, y in zip(a, b))
 
 
 def transfer(shapes, reaches, table=None):
@@ -71,7 +80,7 @@ def transfer(shapes, reaches, table=None):
     table = shapes if table is None else table
     for s in (s for s in shapes if s["heuristic"] is not None):
         rest = [e for e in table if e["types"] == s["types"] and e is not s
-                and not all(ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))]
+                and not within_2(e["shape"], s["shape"])]
         pick = None
         for reach in reaches:
             near = [e for e in rest if reach(e["shape"], s["shape"])]
@@ -94,7 +103,7 @@ def within_transfer(shapes, reaches):
     out = []
     for s in (s for s in shapes if s["heuristic"] is not None):
         rest = [e for e in shapes if e["types"] == s["types"] and e is not s]
-        within = [e for e in rest if all(ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))]
+        within = [e for e in rest if within_2(e["shape"], s["shape"])]
         if within:
             win = min((e := nearest(within, s["shape"]))["times"], key=e["times"].get)
             out.append(s["times"][win] / s["best"] if win in s["times"] else s["heuristic"])
@@ -111,8 +120,7 @@ def model_transfer(shapes, within=False):
         if within:  # only the shape itself held out
             keep = lambda e, s=s: e["types"] == s["types"] and e is not s
         else:
-            keep = lambda e, s=s: e["types"] == s["types"] and e is not s and not all(
-                ratio(x, y) <= 2 for x, y in zip(e["shape"], s["shape"]))
+            keep = lambda e, s=s: e["types"] == s["types"] and e is not s and not within_2(e["shape"], s["shape"])
         model = gemm_cost_model.fit_listing(shapes, keep=keep)  # no padding bound: the model counts padded tiles
         pred = {v: gemm_cost_model.predict(model[v], v, s["shape"]) for v in s["times"] if v in model}
         out.append(s["times"][min(pred, key=pred.get)] / s["best"] if pred else s["heuristic"])
