@@ -17,6 +17,23 @@ function(run_parser case file text)
   set(out "${out}" PARENT_SCOPE)
 endfunction()
 
+# run_parser, and the table must parse.
+function(expect_parsed case file text)
+  run_parser(${case} ${file} "${text}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the ${case} table failed (${rc}):\n${err}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+
+# A table of comments only parses into `function` returning an empty list.
+function(expect_empty_table file text function)
+  run_parser(empty ${file} "${text}")
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "${function}\\(\\) { return {}; }")
+    message(FATAL_ERROR "the empty table: rc ${rc}\n${err}\n${out}")
+  endif()
+endfunction()
+
 # The generated C++ holds every one of ARGN, and `count` rows in all.
 function(expect_rows count)
   foreach(row IN LISTS ARGN)

@@ -8,10 +8,7 @@ set(OP gemm_model)
 include(${CMAKE_CURRENT_LIST_DIR}/../common/tuning_table_check.cmake)
 
 # ---- a good table: integers, decimals and exponents
-run_parser(good gemm_model_sm90a.tsv "# variant sms c0 .. c5; [x]\n\ngemm_a_s1 132 9.5 0.25 0 1.5e-05 0 7  # fitted\ngemm_b_s1\t114  12 0.5 0.125 3E2 1 0.5\n")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the good table failed (${rc}):\n${err}")
-endif()
+expect_parsed(good gemm_model_sm90a.tsv "# variant sms c0 .. c5; [x]\n\ngemm_a_s1 132 9.5 0.25 0 1.5e-05 0 7  # fitted\ngemm_b_s1\t114  12 0.5 0.125 3E2 1 0.5\n")
 expect_rows(2
     "{Target::sm90a, \"gemm_a_s1\", 132, {9.5, 0.25, 0, 1.5e-05, 0, 7}},  // gemm_model_sm90a.tsv:3\n"
     "{Target::sm90a, \"gemm_b_s1\", 114, {12, 0.5, 0.125, 3E2, 1, 0.5}},  // gemm_model_sm90a.tsv:4\n"
@@ -19,10 +16,7 @@ expect_rows(2
     "std::span<const GemmCostModel> gemm_cost_model() { return table")
 
 # ---- comments only: an empty list
-run_parser(empty gemm_model_gfx942.tsv "# nothing fitted\n")
-if(NOT rc EQUAL 0 OR NOT out MATCHES "gemm_cost_model\\(\\) { return {}; }")
-  message(FATAL_ERROR "the empty table: rc ${rc}\n${err}\n${out}")
-endif()
+expect_empty_table(gemm_model_gfx942.tsv "# nothing fitted\n" gemm_cost_model)
 
 # ---- malformed tables: each fails, naming the file and line
 set(head "# c\ngemm_ok 132 1 2 3 4 5 6\n")  # the bad line below is line 3

@@ -8,10 +8,7 @@ set(OP gemm)
 include(${CMAKE_CURRENT_LIST_DIR}/../common/tuning_table_check.cmake)
 
 # ---- a good table
-run_parser(good sm90a.tsv "# header; with [brackets] and a \\ backslash\n\ne4m3fn bf16 16 8192 8192 gemm_a_s1  # 19.8 us; [x]\n\tf32  f32\t1 2 3 g  \n   \n# end\ne4m3fn f16 16 8192 8192 gemm_b_s1\n")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the good table failed (${rc}):\n${err}")
-endif()
+expect_parsed(good sm90a.tsv "# header; with [brackets] and a \\ backslash\n\ne4m3fn bf16 16 8192 8192 gemm_a_s1  # 19.8 us; [x]\n\tf32  f32\t1 2 3 g  \n   \n# end\ne4m3fn f16 16 8192 8192 gemm_b_s1\n")
 expect_rows(3
     "{Target::sm90a, FLY_DTYPE_E4M3FN, FLY_DTYPE_BF16, 16, 8192, 8192, \"gemm_a_s1\"},  // sm90a.tsv:3\n"
     "{Target::sm90a, FLY_DTYPE_F32, FLY_DTYPE_F32, 1, 2, 3, \"g\"},  // sm90a.tsv:4\n"
@@ -20,10 +17,7 @@ expect_rows(3
     "std::span<const GemmTuning> gemm_tuning() { return table")  # no ";": ARGN would split there
 
 # ---- a table of comments only: an empty list
-run_parser(empty gfx942.tsv "# nothing measured\n")
-if(NOT rc EQUAL 0 OR NOT out MATCHES "gemm_tuning\\(\\) { return {}; }")
-  message(FATAL_ERROR "the empty table: rc ${rc}\n${err}\n${out}")
-endif()
+expect_empty_table(gfx942.tsv "# nothing measured\n" gemm_tuning)
 
 # ---- malformed tables: each fails, naming the file and line
 set(head "# c; [x] \\ y\ne4m3fn bf16 16 8192 8192 ok\n")  # the bad line below is line 3

@@ -9,10 +9,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/../common/tuning_table_check.cmake)
 
 # ---- a good table: every dtype, layout and head_dim spelled once; comments with ';' and '['
 set(ring pa_decode_sm90a_d128_fp8_vtok_t16w6s24ring)
-run_parser(good pa_decode_sm90a.tsv "# kv q d block layout seqs rows hkv ctx variant; [x]\n\ne4m3fn bf16 128 16 nhd 64 4 8 4096 ${ring}  # 0.76; [y]\n\te4m3fnuz  f16\t64 32 hnd 1 1 1 1 v_a  \n# \\ end\nbf16 bf16 256 64 vllm 256 16 2 1024 v_b\nf16 f16 128 16 nhd 8 5 8 8192 v_c\n")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the good table failed (${rc}):\n${err}")
-endif()
+expect_parsed(good pa_decode_sm90a.tsv "# kv q d block layout seqs rows hkv ctx variant; [x]\n\ne4m3fn bf16 128 16 nhd 64 4 8 4096 ${ring}  # 0.76; [y]\n\te4m3fnuz  f16\t64 32 hnd 1 1 1 1 v_a  \n# \\ end\nbf16 bf16 256 64 vllm 256 16 2 1024 v_b\nf16 f16 128 16 nhd 8 5 8 8192 v_c\n")
 expect_rows(4
     "{Target::sm90a, FLY_DTYPE_E4M3FN, FLY_DTYPE_BF16, 128, 16, FLY_KV_LAYOUT_NHD, 64, 4, 8, 4096, \"${ring}\"},  // pa_decode_sm90a.tsv:3\n"
     "{Target::sm90a, FLY_DTYPE_E4M3FNUZ, FLY_DTYPE_F16, 64, 32, FLY_KV_LAYOUT_HND, 1, 1, 1, 1, \"v_a\"},  // pa_decode_sm90a.tsv:4\n"
@@ -22,15 +19,9 @@ expect_rows(4
     "std::span<const PaDecodeTuning> pa_decode_tuning() { return table")
 
 # ---- gfx942 takes the same columns; a table of comments only is an empty list
-run_parser(gfx942 pa_decode_gfx942.tsv "e4m3fnuz bf16 128 16 nhd 64 4 8 4096 v_g\n")
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "the gfx942 table failed (${rc}):\n${err}")
-endif()
+expect_parsed(gfx942 pa_decode_gfx942.tsv "e4m3fnuz bf16 128 16 nhd 64 4 8 4096 v_g\n")
 expect_rows(1 "{Target::gfx942, FLY_DTYPE_E4M3FNUZ, FLY_DTYPE_BF16, 128, 16, FLY_KV_LAYOUT_NHD, 64, 4, 8, 4096, \"v_g\"}")
-run_parser(empty pa_decode_sm90a.tsv "# nothing measured\n")
-if(NOT rc EQUAL 0 OR NOT out MATCHES "pa_decode_tuning\\(\\) { return {}; }")
-  message(FATAL_ERROR "the empty table: rc ${rc}\n${err}\n${out}")
-endif()
+expect_empty_table(pa_decode_sm90a.tsv "# nothing measured\n" pa_decode_tuning)
 
 # ---- malformed tables: each fails, naming the file and line
 set(t pa_decode_sm90a.tsv)
