@@ -51,15 +51,11 @@ inline bool gemm_programmatic_launch(fly_dtype_t ab_type) {
   return forced < 0 ? ab_type != FLY_DTYPE_F32 : forced == 1;
 }
 // The kernel's parameters; the launch is programmatic exactly where p.let_next_start is set.
-// FLY_GEMM_STAGGER=0 starts the persistent cells' two consumer warpgroups together (GemmParams::
-// stagger_consumers; docs/gemm.md, "Staggered consumers"), for comparing the two in one build.
 inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) {
   static const bool warm = dispatch::env_switch("FLY_GEMM_WARM", true);
-  static const bool stagger = dispatch::env_switch("FLY_GEMM_STAGGER", true);
   GemmParams p = gemm_params(problem);
   p.let_next_start = gemm_programmatic_launch(problem.a);
   p.warm_b = warm && p.let_next_start;
-  p.stagger_consumers = stagger;
   return p;
 }
 

@@ -25,10 +25,6 @@ struct GemmParams {
   // (griddepcontrol.launch_dependents). Only where this launch is programmatic too (the launcher's
   // choice): the trigger acts on whatever programmatic launch comes next (a paged decode).
   bool let_next_start;
-  // sm_90a persistent cells whose consumer warpgroups drain every batch (BN = 192, 256): the second
-  // warpgroup starts once the first's first batch is done, so that their drains alternate
-  // (GemmWgmmaWsBlock::mainloop_drained).
-  bool stagger_consumers;
 };
 
 // alpha * scale_a * scale_b: what every accumulator is multiplied by.

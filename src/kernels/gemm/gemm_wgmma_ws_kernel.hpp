@@ -287,8 +287,7 @@ FLY_UNROLL
       if constexpr (overlapped) {
         mainloop_overlapped(total[0], part, ring, full, empty, work.k_tiles, it, group, thr);
       } else {
-        mainloop_drained(total, part[0], ring, full, empty, work.k_tiles, it, group, thr,
-                         consumers > 1 && i == 0 && p.stagger_consumers);
+        mainloop_drained(total, part[0], ring, full, empty, work.k_tiles, it, group, thr);
       }
       if constexpr (split_k > 1) {  // every warpgroup of every tile, in or past D: the peers wait for it
         exchange(total, detail::smem_u32(smem + Stages * stage_bytes + store_bytes) + group * Split::buffer_bytes,
@@ -379,25 +378,17 @@ FLY_UNROLL
 
   // Two sub-tiles (BN = 256) or one of 192: each sub-tile's k-tile drained (wait_group 0) and added
   // before the next is issued (two partials and the totals would not fit a consumer's registers).
-  // stagger (the block's first tile, two consumers): warpgroup 1 issues its first batch only once
-  // warpgroup 0's is done. Started together, the two share the tensor cores, finish together and
-  // drain together, leaving them idle for every add; half a period apart, each one's drain falls
-  // inside the other's batch. Nothing pulls them back together (the ring is ahead of both), so one
-  // offset a block lasts its later tiles. Barrier 3 (1, 2: sync_warpgroup), one phase a block.
   __device__ static void mainloop_drained(float (&total)[subs][acc_size], float (&part)[acc_size], uint32_t ring,
                                           uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int group,
-                                          int thr, bool stagger) {
+                                          int thr) {
     for (int kt = 0; kt < k_tiles; ++kt, ++it) {
       const uint32_t s = it % Stages;
       mbarrier::wait(&full[s], (it / Stages) & 1);
       const uint32_t a = ring + s * stage_bytes;
 FLY_UNROLL
       for (int sub = 0; sub < subs; ++sub) {
-        const bool first = stagger && kt == 0 && sub == 0;
-        if (first && group == 1) named_barrier::sync<3, 256>();
         issue(a, a + a_bytes, group, sub, part);
         gmma::warpgroup_wait<0>();
-        if (first && group == 0) named_barrier::arrive<3, 256>();
         if (sub == subs - 1 && thr % 128 == 0) mbarrier::arrive(&empty[s]);  // the stage is read
         gmma::AddAccumulators<acc_size>::add(total[sub], part);
       }
