@@ -12,7 +12,8 @@ namespace fly::gmma {
 
 template <int N>
 struct AddAccumulators {
-  static_assert(N == 32 || N == 64 || N == 96, "fly::gmma::AddAccumulators: 32, 64 or 96 floats (add a specialization)");
+  static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 96,
+                "fly::gmma::AddAccumulators: 8, 16, 32, 64 or 96 floats (add a specialization)");
 };
 
 // The specializations differ in N and in their operand lists alone (inline asm names each
@@ -33,6 +34,16 @@ struct AddAccumulators {
       FLY_ADD_ACCUMULATORS_BODY(N_, ADDS, TOTALS, PARTS);                                        \
     }                                                                                            \
   };
+
+FLY_ADD_ACCUMULATORS(8,
+                     "add.f32 %0, %0, %8;\n" "add.f32 %1, %1, %9;\n" "add.f32 %2, %2, %10;\n" "add.f32 %3, %3, %11;\n" "add.f32 %4, %4, %12;\n" "add.f32 %5, %5, %13;\n" "add.f32 %6, %6, %14;\n" "add.f32 %7, %7, %15;\n",
+                     ("+f"(total[0]), "+f"(total[1]), "+f"(total[2]), "+f"(total[3]), "+f"(total[4]), "+f"(total[5]), "+f"(total[6]), "+f"(total[7])),
+                     ("f"(part[0]), "f"(part[1]), "f"(part[2]), "f"(part[3]), "f"(part[4]), "f"(part[5]), "f"(part[6]), "f"(part[7])))
+
+FLY_ADD_ACCUMULATORS(16,
+                     "add.f32 %0, %0, %16;\n" "add.f32 %1, %1, %17;\n" "add.f32 %2, %2, %18;\n" "add.f32 %3, %3, %19;\n" "add.f32 %4, %4, %20;\n" "add.f32 %5, %5, %21;\n" "add.f32 %6, %6, %22;\n" "add.f32 %7, %7, %23;\n" "add.f32 %8, %8, %24;\n" "add.f32 %9, %9, %25;\n" "add.f32 %10, %10, %26;\n" "add.f32 %11, %11, %27;\n" "add.f32 %12, %12, %28;\n" "add.f32 %13, %13, %29;\n" "add.f32 %14, %14, %30;\n" "add.f32 %15, %15, %31;\n",
+                     ("+f"(total[0]), "+f"(total[1]), "+f"(total[2]), "+f"(total[3]), "+f"(total[4]), "+f"(total[5]), "+f"(total[6]), "+f"(total[7]), "+f"(total[8]), "+f"(total[9]), "+f"(total[10]), "+f"(total[11]), "+f"(total[12]), "+f"(total[13]), "+f"(total[14]), "+f"(total[15])),
+                     ("f"(part[0]), "f"(part[1]), "f"(part[2]), "f"(part[3]), "f"(part[4]), "f"(part[5]), "f"(part[6]), "f"(part[7]), "f"(part[8]), "f"(part[9]), "f"(part[10]), "f"(part[11]), "f"(part[12]), "f"(part[13]), "f"(part[14]), "f"(part[15])))
 
 FLY_ADD_ACCUMULATORS(32,
                      "add.f32 %0, %0, %32;\n" "add.f32 %1, %1, %33;\n" "add.f32 %2, %2, %34;\n" "add.f32 %3, %3, %35;\n" "add.f32 %4, %4, %36;\n" "add.f32 %5, %5, %37;\n" "add.f32 %6, %6, %38;\n" "add.f32 %7, %7, %39;\n" "add.f32 %8, %8, %40;\n" "add.f32 %9, %9, %41;\n" "add.f32 %10, %10, %42;\n" "add.f32 %11, %11, %43;\n" "add.f32 %12, %12, %44;\n" "add.f32 %13, %13, %45;\n" "add.f32 %14, %14, %46;\n" "add.f32 %15, %15, %47;\n" "add.f32 %16, %16, %48;\n" "add.f32 %17, %17, %49;\n" "add.f32 %18, %18, %50;\n" "add.f32 %19, %19, %51;\n" "add.f32 %20, %20, %52;\n" "add.f32 %21, %21, %53;\n" "add.f32 %22, %22, %54;\n" "add.f32 %23, %23, %55;\n" "add.f32 %24, %24, %56;\n" "add.f32 %25, %25, %57;\n" "add.f32 %26, %26, %58;\n" "add.f32 %27, %27, %59;\n" "add.f32 %28, %28, %60;\n" "add.f32 %29, %29, %61;\n" "add.f32 %30, %30, %62;\n" "add.f32 %31, %31, %63;\n",

@@ -11,6 +11,9 @@
 // of K) into one of two partial accumulators, each chunk's first wgmma overwriting its partial
 // (scale-d = 0), and adds the finished chunk into the fp32 total with ordinary adds while the next
 // chunk runs on the tensor cores: cuBLASLt's default scheme, and CUTLASS's and DeepGEMM's.
+// GemmWgmmaBlock runs it through issue_promoted; GemmWgmmaTmaBlock keeps its partials away from
+// compiler fences instead (issue_unfenced, gmma::AddAccumulators), as GemmWgmmaWsBlock does: with
+// two or more chunks a k-tile the fences made ptxas serialise its wgmmas (C7515).
 // test/gemm/test_gemm_fp8_accuracy_cuda.cu holds every variant to 1.5x cuBLASLt's error.
 #pragma once
 
@@ -38,6 +41,15 @@ struct WgmmaTile {
   template <int BRows, int Steps, int Stride = 1, int ScaleD = 1>
   FLY_HD static void issue(uint32_t addr_b, uint32_t addr_a, int first, float (&acc)[acc_size]) {
     fence(acc);
+    issue_unfenced<BRows, Steps, Stride, ScaleD>(addr_b, addr_a, first, acc);
+  }
+
+  // The same without the compiler fence on acc: for an accumulator that only wgmma defines and
+  // only asm statements read (gmma::AddAccumulators), which stay in order without one. A fence
+  // counts as a definition, and ptxas serialises wgmmas whose accumulators something else defines
+  // while batches are in flight (C7515).
+  template <int BRows, int Steps, int Stride = 1, int ScaleD = 1>
+  FLY_HD static void issue_unfenced(uint32_t addr_b, uint32_t addr_a, int first, float (&acc)[acc_size]) {
     gmma::warpgroup_arrive();
 FLY_UNROLL
     for (int j = 0; j < Steps; ++j) {

@@ -27,11 +27,11 @@
 #include <cuda.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "fly/arch/barrier_sm90.hpp"
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "fly/arch/grid_dependency_sm90.hpp"
+#include "fly/arch/mma_sm90_accumulate.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_tma_ring.hpp"
 #include "gemm_wgmma_epilogue.hpp"
@@ -130,31 +130,68 @@ struct GemmWgmmaTmaBlock {
     if (let_next_start) launch_next_grid();  // the block's last loads are issued
   }
 
+  // Promotion as GemmWgmmaWsBlock::mainloop_overlapped does it, over chunks (128 of K each, 1, 2
+  // or 4 a k-tile) instead of k-tiles: chunk g runs into partial g % 2 (its first wgmma overwrites
+  // it) while chunk g - 1, done (wait_group 1), is added into the total. Nothing but wgmma defines
+  // a partial and only AddAccumulators reads one, so no compiler fence makes ptxas serialise the
+  // wgmmas (WgmmaTile::issue_promoted's fences did, C7515, in the cells of two or more chunks a
+  // k-tile). Straight-line pairs with the partials fixed at compile time, as there.
   __device__ static void consume(GemmParams const& p, unsigned char* smem, uint64_t* full, uint64_t* empty, int m0,
                                  int n0, int k_tiles, int thr) {
     const int group = thr / 128;
     const uint32_t b_rows = uint32_t(group * 64 * 128);
-    typename Mma::Accumulator acc;  // fp32 total and two partials, promoted every 128 of K
-    acc.clear();
-    constexpr int steps = BK / 32;
-    auto tile = [&](int kt, auto phase) {
-      const int s = kt % Stages;
-      mbarrier::wait(&full[s], uint32_t(kt / Stages) & 1);
-      const uint32_t addr_a = detail::smem_u32(smem + s * stage_bytes), addr_b = addr_a + a_bytes;
-      Mma::template issue_promoted<BN, steps, 1, decltype(phase)::value>(addr_b + b_rows, addr_a, 0, acc, [&] {
-        // tile kt - 1's batches are done: one arrival per warpgroup on this block's barrier frees
-        // its stage (relay() forwards it)
-        if (kt > 0 && thr % 128 == 0) mbarrier::arrive(&empty[(kt - 1) % Stages]);
-      });
+    constexpr int chunk_steps = BK / 32 < Mma::promote_steps ? BK / 32 : Mma::promote_steps;
+    constexpr int chunks = BK / 32 / chunk_steps;  // a k-tile's
+    float total[acc_size];
+FLY_UNROLL
+    for (int i = 0; i < acc_size; ++i) total[i] = 0.f;
+    // Left undefined: each chunk's first wgmma overwrites its partial (scale-d = 0); zeroed, the
+    // compiler would define them outside wgmma (C7514, GemmWgmmaWsBlock::consume).
+    float part[2][acc_size];
+    uint32_t addr_a = 0, addr_b = 0;  // the current k-tile's stage
+    // Issues chunk g into cur (waiting for its k-tile's stage at the tile's first chunk); true where
+    // g starts a k-tile after the first, whose previous tile's stage frees once g - 1 is done.
+    auto issue = [&](int g, float(&cur)[acc_size]) {
+      const int kt = g / chunks, c = g % chunks;
+      if (c == 0) {
+        const int s = kt % Stages;
+        mbarrier::wait(&full[s], uint32_t(kt / Stages) & 1);
+        addr_a = detail::smem_u32(smem + s * stage_bytes);
+        addr_b = addr_a + a_bytes;
+      }
+      Mma::template issue_unfenced<BN, chunk_steps, 1, 0>(addr_b + b_rows, addr_a, c * chunk_steps, cur);
+      return c == 0 && kt > 0;
     };
-    // two tiles per iteration: a tile of an odd number of chunks starts on the other partial
-    for (int kt = 0; kt < k_tiles; kt += 2) {
-      tile(kt, std::integral_constant<int, 0>{});
-      if (kt + 1 < k_tiles) tile(kt + 1, std::integral_constant<int, Mma::template next_phase<steps, 0>>{});
+    // tile kt - 1's batches are done: one arrival per warpgroup on this block's barrier frees its
+    // stage (relay() forwards it)
+    auto release = [&](int g) {
+      if (thr % 128 == 0) mbarrier::arrive(&empty[(g / chunks - 1) % Stages]);
+    };
+    auto step = [&](int g, float(&cur)[acc_size], float(&prev)[acc_size]) {
+      const bool frees = issue(g, cur);
+      gmma::warpgroup_wait<1>();  // prev's chunk is done, cur's runs on
+      if (frees) release(g);
+      gmma::AddAccumulators<acc_size>::add(total, prev);
+    };
+    const int n = k_tiles * chunks;
+    if (n > 0) {
+      issue(0, part[0]);
+      int g = 1;
+      for (; g + 1 < n; g += 2) {
+        step(g, part[1], part[0]);
+        step(g + 1, part[0], part[1]);
+      }
+      if (g < n) {
+        step(g, part[1], part[0]);
+        gmma::warpgroup_wait<0>();
+        gmma::AddAccumulators<acc_size>::add(total, part[1]);
+      } else {
+        gmma::warpgroup_wait<0>();
+        gmma::AddAccumulators<acc_size>::add(total, part[0]);
+      }
     }
-    Mma::template finish<steps>(acc, k_tiles);
     consumers_sync();  // every consumer is done with the stages: the epilogue reuses them
-    Epilogue::template store<TD>(acc.total, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
+    Epilogue::template store<TD>(total, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
   }
 
 #endif
