@@ -41,6 +41,17 @@ constexpr int dynamic_smem_bytes() {
   }
 }
 
+// Whether overlapping a launch with the kernel before it (programmatic dependent launch, CUDA)
+// can pay for a problem of this size. What it saves is fixed, a few microseconds a call (a block's
+// prologue and the previous kernel's tail: 64 x 8192^2 fp8 27.0 against 30.5 us back to back on an
+// H100, 2026-12-05), under 1% of a call of 2^39 FLOP (about 400 us) or more; at 8192^3 the same
+// run measured it 7% slower back to back (930 against 866 us, 128x192:s5), so larger problems
+// launch plainly (docs/gemm.md, "Programmatic dependent launch").
+inline constexpr double kGemmOverlapMaxFlop = 549755813888.0;  // 2^39
+inline bool gemm_overlap_pays(int64_t m, int64_t n, int64_t k) {
+  return 2.0 * double(m) * double(n) * double(k) < kGemmOverlapMaxFlop;
+}
+
 // M, N and K within the kernels' 32-bit counts (gemm_registry.hpp: selection checks it first).
 inline fly_status_t check_kernel_size(const fly::dispatch::GemmProblem& p) {
   if (std::string why = fly::dispatch::gemm_kernel_size_rejection(p); !why.empty())

@@ -44,17 +44,27 @@ fly_status_t allow_kernel_smem() {
 // docs/gemm.md, "Programmatic dependent launch"). FLY_GEMM_PDL=0 turns it off for both, =1 on for
 // both; FLY_GEMM_WARM=0 skips the prefetch (all read once). Off, the kernels' wait returns at once
 // and they trigger nothing (GemmParams::let_next_start: a trigger would let a programmatic launch
-// behind the GEMM, such as a paged decode, start early).
-inline bool gemm_programmatic_launch(fly_dtype_t ab_type) {
-  // -1: not set (the per-type default), else the switch's value
+// behind the GEMM, such as a paged decode, start early). By default the largest problems launch
+// plainly too (gemm_overlap_pays: nothing to gain there, 7% lost at 8192^3).
+// -1: FLY_GEMM_PDL not set (the defaults), else the switch's value
+inline int gemm_programmatic_launch_forced() {
   static const int forced = std::getenv("FLY_GEMM_PDL") == nullptr ? -1 : dispatch::env_switch("FLY_GEMM_PDL", false);
+  return forced;
+}
+// The type's rule, for a problem below gemm_overlap_pays's size.
+inline bool gemm_programmatic_launch(fly_dtype_t ab_type) {
+  const int forced = gemm_programmatic_launch_forced();
   return forced < 0 ? ab_type != FLY_DTYPE_F32 : forced == 1;
+}
+inline bool gemm_programmatic_launch(const fly::dispatch::GemmProblem& problem) {
+  return gemm_programmatic_launch(problem.a) &&
+         (gemm_programmatic_launch_forced() == 1 || gemm_overlap_pays(problem.m, problem.n, problem.k));
 }
 // The kernel's parameters; the launch is programmatic exactly where p.let_next_start is set.
 inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) {
   static const bool warm = dispatch::env_switch("FLY_GEMM_WARM", true);
   GemmParams p = gemm_params(problem);
-  p.let_next_start = gemm_programmatic_launch(problem.a);
+  p.let_next_start = gemm_programmatic_launch(problem);
   p.warm_b = warm && p.let_next_start;
   return p;
 }
