@@ -315,6 +315,46 @@ TEST(GemmVariantsCuda, TmaStoreEpilogueWritesExactlyD) {
 // where gemm_store_box allows it, the driver encoding the map; every other call stores directly.
 // Without this, a map the driver refused would fall back silently and the tests above would pass
 // on the direct stores. The blocks' constants only: no trial cell needs to be built.
+// The persistent block's edge boxes (FLY_GEMM_EDGE_BOX=1; GemmWgmmaWsBlock::edge_box_rows,
+// a_rows_landing): for every M and every tile that starts inside it, each slice's box covers the
+// slice's rows inside M and stops at most 7 rows past them, no slice past M loads, and the bytes the
+// producer expects are exactly the boxes'. Host arithmetic only: runs without a GPU. The kernels
+// with the switch on are checked by `GEMM_ENVS=FLY_GEMM_EDGE_BOX=1 bash tools/h200_check.sh`.
+template <class Block>
+void check_edge_boxes() {
+  for (int64_t m = 1; m <= 1100; ++m) {
+    const int box = Block::edge_box_rows(m);
+    if (m % Block::a_slice_rows != 0) {
+      EXPECT_GE(box, m % Block::a_slice_rows) << "M = " << m;
+      EXPECT_LE(box, Block::a_slice_rows) << "M = " << m;
+      EXPECT_EQ(box % 8, 0) << "M = " << m;
+    }
+    for (int64_t m0 = 0; m0 < m; m0 += Block::BM) {
+      int64_t expected = 0;
+      for (int j = 0; j < Block::cluster_n; ++j) {
+        const int64_t inside = std::clamp<int64_t>(m - (m0 + int64_t(j) * Block::a_slice_rows), 0, Block::a_slice_rows);
+        expected += inside == Block::a_slice_rows ? inside : inside > 0 ? box : 0;
+        EXPECT_LT(inside == Block::a_slice_rows ? 0 : (inside > 0 ? box - inside : 0), 8) << "M = " << m;
+      }
+      EXPECT_EQ(Block::a_rows_landing(m, m0), expected) << "M = " << m << ", tile row " << m0;
+      EXPECT_GE(Block::a_rows_landing(m, m0), std::min<int64_t>(Block::BM, m - m0)) << "M = " << m;
+    }
+  }
+}
+
+TEST(GemmVariantsCuda, EdgeBoxesCoverExactlyTheRowsInsideM) {
+  using fly::kernels::GemmWgmmaWsBlock;
+  check_edge_boxes<GemmWgmmaWsBlock<128, 64, 8, 1, 2, fly::bfloat16, true>>();    // A over two blocks
+  check_edge_boxes<GemmWgmmaWsBlock<64, 64, 12, 1, 4, fly::bfloat16, false>>();   // A over four
+  check_edge_boxes<GemmWgmmaWsBlock<128, 256, 4, 2, 1, fly::bfloat16, false>>();  // B over two: A whole
+  check_edge_boxes<GemmWgmmaWsBlock<64, 64, 12, 1, 1, float, false>>();
+  // the numbers behind docs/gemm.md's M = 96 case: a 32-row box for the second block's slice
+  using C1x2 = GemmWgmmaWsBlock<128, 64, 8, 1, 2, fly::bfloat16, true>;
+  EXPECT_EQ(C1x2::edge_box_rows(96), 32);
+  EXPECT_EQ(C1x2::a_rows_landing(96, 0), 96);
+  EXPECT_EQ(C1x2::a_rows_landing(128, 0), 128);
+}
+
 TEST(GemmVariantsCuda, TmaStoreMapIsMadeWhereTheRuleAllows) {
   FLY_SKIP_WITHOUT_GPU();
   void* d = nullptr;

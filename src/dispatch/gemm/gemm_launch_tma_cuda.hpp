@@ -24,9 +24,10 @@ namespace fly::kernels {
 
 struct GemmTmaArgs {
   CUtensorMap a, b;  // 64-byte aligned by CUtensorMap's own alignment
-  CUtensorMap d;     // a TmaStore block's epilogue boxes, when d_by_tma
+  CUtensorMap d;       // a TmaStore block's epilogue boxes, when d_by_tma
+  CUtensorMap a_edge;  // a persistent block's A in edge boxes, when a_by_edge (make_gemm_edge_map)
   GemmParams p;
-  bool d_by_tma;
+  bool d_by_tma, a_by_edge;
 };
 
 // The kernel of a Block, for blocks outside the generated grid (the tests' clusters); the grid's
@@ -49,6 +50,7 @@ fly_status_t make_gemm_tma_args(const fly::dispatch::GemmProblem& problem, GemmT
   if (fly_status_t s = check_kernel_size(problem); s != FLY_STATUS_SUCCESS) return s;
   args.p = gemm_launch_params(problem);
   args.d_by_tma = false;
+  args.a_by_edge = false;
   if (fly_status_t s = make_tma_desc_2d(&args.a, {problem.A, problem.m, problem.k, problem.lda, Block::a_box_rows,
                                                   Block::box_cols});
       s != FLY_STATUS_SUCCESS)
@@ -67,6 +69,20 @@ void make_gemm_store_map(const fly::dispatch::GemmProblem& problem, GemmTmaArgs&
     args.d_by_tma = gemm_store_box(problem, Chunk::rows, Chunk::row_bytes, Chunk::elem_bytes, box) &&
                     try_make_tma_desc_2d(&args.d, box);
   }
+}
+
+// A's edge map for a persistent Block (GemmWgmmaWsBlock): where M is not a whole number of the
+// block's A slices, boxes of only the rows up to M's next 8 (Block::edge_box_rows) for the slice
+// that M cuts, so that the TMA does not zero-fill the rest of a whole box. Off unless
+// FLY_GEMM_EDGE_BOX=1 until a GPU run has timed it (docs/gemm.md, "Eleventh session": the
+// 64-column cells ran M = 96 in 1.15x their time at M = 128). Where the driver cannot encode
+// it, the block loads whole boxes (a_by_edge false).
+template <class Block>
+void make_gemm_edge_map(const fly::dispatch::GemmProblem& problem, GemmTmaArgs& args) {
+  static const bool on = dispatch::env_switch("FLY_GEMM_EDGE_BOX", false);
+  if (!on || problem.m % Block::a_slice_rows == 0) return;
+  TmaBox2d box{problem.A, problem.m, problem.k, problem.lda, Block::edge_box_rows(problem.m), Block::box_cols};
+  args.a_by_edge = try_make_tma_desc_2d(&args.a_edge, box);
 }
 
 // Kernel runs Block::run over its arguments, as gemm_wgmma_tma_kernel does.
@@ -108,6 +124,7 @@ fly_status_t launch_tma_persistent_cuda(const fly::dispatch::GemmProblem& proble
   GemmTmaArgs args{};
   if (fly_status_t s = make_gemm_tma_args<Block>(problem, args); s != FLY_STATUS_SUCCESS) return s;
   make_gemm_store_map<Block>(problem, args);
+  make_gemm_edge_map<Block>(problem, args);
   if (fly_status_t s = allow_kernel_smem<Block, Kernel>(); s != FLY_STATUS_SUCCESS) return s;
   cudaLaunchConfig_t config = {};
   config.blockDim = dim3(Block::threads);

@@ -135,6 +135,21 @@ struct GemmWgmmaWsBlock {
   // 128, B as N x K in boxes of BN / ClusterM x 128 (a block's multicast slice, or the whole tile).
   static constexpr int a_slice_rows = BM / cluster_n, b_slice_rows = BN / cluster_m;
   static constexpr int a_box_rows = a_slice_rows, b_box_rows = b_slice_rows, box_cols = 128;
+  // The edge map's box (the launcher's, where M is not a whole number of A slices and the switch
+  // is on): the rows of A past the last whole slice, in whole 8-row swizzle atoms. A slice that M
+  // cuts is loaded with it instead of a full box whose rows past M the TMA would zero-fill; the
+  // smem rows after it keep stale bytes, which only reach D's rows past M, never stored.
+  FLY_HOST_DEVICE static constexpr int edge_box_rows(int64_t m) { return int((m % a_slice_rows + 7) / 8 * 8); }
+  // A's rows that land in each block's stage for a tile at row m0: every slice inside M in full,
+  // the slice M cuts as its edge box, none of a slice wholly past M.
+  FLY_HOST_DEVICE static constexpr int a_rows_landing(int64_t m, int64_t m0) {
+    int rows = 0;
+    for (int j = 0; j < cluster_n; ++j) {
+      const int64_t left = m - (m0 + int64_t(j) * a_slice_rows);
+      rows += left >= a_slice_rows ? a_slice_rows : left > 0 ? edge_box_rows(m) : 0;
+    }
+    return rows;
+  }
   static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
 
 #if defined(__CUDACC__)
@@ -143,8 +158,11 @@ struct GemmWgmmaWsBlock {
   // smem: smem_bytes of dynamic shared memory. Every thread of the block calls run; the grid is
   // `blocks` blocks, this one `block`. map_d: D's tensor map for the TMA-store epilogue, or null
   // (the direct stores; always null without TmaStore).
-  __device__ static void run(CUtensorMap const& map_a, CUtensorMap const& map_b, CUtensorMap const* map_d,
-                             GemmParams const& p, unsigned char* smem_in, int block, int blocks, int thr) {
+  // map_a_edge: A in boxes of edge_box_rows(M) rows, or null (every A box whole, the TMA
+  // zero-filling rows past M).
+  __device__ static void run(CUtensorMap const& map_a, CUtensorMap const* map_a_edge, CUtensorMap const& map_b,
+                             CUtensorMap const* map_d, GemmParams const& p, unsigned char* smem_in, int block,
+                             int blocks, int thr) {
     const uint32_t base = detail::smem_u32(smem_in);
     unsigned char* smem = smem_in + (swizzle_align - base % swizzle_align) % swizzle_align;
     auto* full = reinterpret_cast<uint64_t*>(smem + Stages * stage_bytes + store_bytes + exchange_bytes);
@@ -158,6 +176,7 @@ struct GemmWgmmaWsBlock {
       if constexpr (tma_store) {
         if (map_d != nullptr) prefetch_tma_descriptor(map_d);
       }
+      if (map_a_edge != nullptr) prefetch_tma_descriptor(map_a_edge);
       if constexpr (split_k > 1) {
         for (int g = 0; g < consumers; ++g) {  // one arrival from each other block's same warpgroup a tile
           mbarrier::init(&received[g], split_k - 1);
@@ -175,7 +194,8 @@ struct GemmWgmmaWsBlock {
     if (thr < 128) {
       if constexpr (moves_registers) gmma::warpgroup_reg_dealloc<producer_regs>();
       if (thr == 0) {
-        produce(map_a, map_b, smem, full, multicast > 1 ? cluster_empty : empty, work, p.let_next_start);
+        produce(map_a, map_a_edge, map_b, smem, full, multicast > 1 ? cluster_empty : empty, work, p.m,
+                p.let_next_start);
       } else if constexpr (multicast > 1) {
         const int lane = thr - 32;  // the producer warpgroup's second warp
         if (lane >= 0 && lane < multicast) Ring::relay(empty, cluster_empty, work.count() * work.k_tiles, lane);
@@ -235,23 +255,31 @@ struct GemmWgmmaWsBlock {
   // With a cluster: once this block's consumers are done with a stage, lane c tells block c (its
   // cluster_empty barrier). Only the k-tiles the producers wait for: the last Stages are never refilled.
   // empty: the barrier that frees a stage (cluster_empty with a cluster: every block's consumers).
-  __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const& map_b, unsigned char* smem,
-                                 uint64_t* full, uint64_t* empty, Work const& work, bool let_next_start) {
+  // map_a_edge (or null): the edge box's map, for the slice of A that M cuts (edge_box_rows).
+  __device__ static void produce(CUtensorMap const& map_a, CUtensorMap const* map_a_edge, CUtensorMap const& map_b,
+                                 unsigned char* smem, uint64_t* full, uint64_t* empty, Work const& work, int m,
+                                 bool let_next_start) {
     uint32_t it = 0;  // k-tiles issued so far, over all of this block's tiles: the ring position
     for (int64_t i = 0; i < work.count(); ++i) {
       int m0, n0;
       work.coord(i, m0, n0);
+      // this block's slice of A: a whole box, the edge box, or nothing past M (edge maps only)
+      const int slice = cluster_n > 1 ? work.rank * a_slice_rows : 0;
+      const bool edge = map_a_edge != nullptr && m0 + BM > m;
+      CUtensorMap const* a_map = edge && m - (m0 + slice) < a_slice_rows ? map_a_edge : &map_a;
+      const bool a_load = !edge || m - (m0 + slice) > 0;
+      // every block's slices; boxes past M, N, K count in full
+      const uint32_t bytes = edge ? uint32_t(a_rows_landing(m, m0)) * 128 + b_bytes : uint32_t(stage_bytes);
       for (int kt = 0; kt < work.k_tiles; ++kt, ++it) {
         const uint32_t s = it % Stages;
         if (it >= Stages) mbarrier::wait(&empty[s], (it / Stages - 1) & 1);  // k-tile it - Stages is consumed
-        mbarrier::arrive_expect_tx(&full[s], stage_bytes);  // every block's slices; boxes past M, N, K count in full
+        mbarrier::arrive_expect_tx(&full[s], bytes);
         unsigned char* a = smem + s * stage_bytes;
         constexpr auto everyone = uint16_t((1u << multicast) - 1);
         if constexpr (cluster_n > 1) {  // this block's slice of the shared A tile, to every block
-          const int slice = work.rank * a_slice_rows;
-          SM90_TMA_LOAD_2D_MULTICAST::copy(&map_a, &full[s], everyone, a + slice * 128, kt * BK, m0 + slice);
-        } else {
-          SM90_TMA_LOAD_2D::copy(&map_a, &full[s], a, (work.k_begin + kt) * BK, m0);
+          if (a_load) SM90_TMA_LOAD_2D_MULTICAST::copy(a_map, &full[s], everyone, a + slice * 128, kt * BK, m0 + slice);
+        } else if (a_load) {
+          SM90_TMA_LOAD_2D::copy(a_map, &full[s], a, (work.k_begin + kt) * BK, m0);
         }
         if constexpr (cluster_m > 1) {  // likewise the shared B tile
           const int slice = work.rank * b_slice_rows;

@@ -490,8 +490,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << (copy.ws ? "Block::first_n0(args.p, int(blockIdx.x), int(gridDim.x))" : "int64_t(blockIdx.y) * Block::BN")
       << ", int(threadIdx.x)"
       << (cell.split_k > 1 ? ", Block::first_k0(args.p)" : "") << ");\n"
-      << (copy.ws ? "  Block::run(args.a, args.b, args.d_by_tma ? &args.d : nullptr, args.p, smem, int(blockIdx.x), "
-                    "int(gridDim.x), int(threadIdx.x));\n}\n\n"
+      << (copy.ws ? "  Block::run(args.a, args.a_by_edge ? &args.a_edge : nullptr, args.b, args.d_by_tma ? &args.d : nullptr, "
+                    "args.p, smem, int(blockIdx.x), int(gridDim.x), int(threadIdx.x));\n}\n\n"
                   : "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n")
       << "fly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
       << "  return fly::kernels::" << (copy.ws ? "launch_tma_persistent_cuda" : "launch_tma_cuda") << "<Block, "
