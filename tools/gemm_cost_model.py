@@ -22,14 +22,14 @@ import itertools
 import math
 import sys
 
-import tuning_holdout
+import tune_listing
 
 SMS = 132  # H100 SXM and H200: the listing's machines
 
 
 def features(variant, shape, sms=SMS):
     m, n, k = shape
-    bm, bn, bk = tuning_holdout.tile(variant)
+    bm, bn, bk = tune_listing.tile(variant)
     tiles = math.ceil(m / bm) * math.ceil(n / bn)
     kt = math.ceil(k / bk)
     waves = math.ceil(tiles / sms)
@@ -95,7 +95,7 @@ def main():
     ap.add_argument("--only", help="a file of variant names (one a line): rows for those alone (the grid "
                                    "built now, where the listing timed cells that have left it)")
     args = ap.parse_args()
-    shapes = tuning_holdout.parse(args.tune)
+    shapes = tune_listing.parse(args.tune)
     model = fit_listing(shapes, args.sms)
     if args.only:
         names = {line.strip() for line in open(args.only) if line.strip()}

@@ -18,28 +18,10 @@ where no entry is at the call's shape; `--within` holds out the shape alone inst
 between the table's shapes, which the first reach would serve).
 """
 import math
-import re
 import sys
 
-
-def parse(path):
-    shapes, cur = [], None
-    for line in open(path):
-        head = re.match(r"^(\S+) (\S+)\s+(\d+)x(\d+)x(\d+)\s+(\S+)\s+([\d.]+) us\s+[\d.]+\s+(.*)$", line)
-        if head:
-            ab, d, m, n, k, win, t, heur = head.groups()
-            slower = re.match(r"\S+, ([\d.]+)x slower", heur)
-            # heuristic None: the listing does not time its pick (the shape stays a table entry)
-            cur = dict(types=(ab, d), shape=(int(m), int(n), int(k)), best=float(t), times={},
-                       heuristic=1.0 if heur.startswith("the same") else float(slower.group(1)) if slower else None)
-            shapes.append(cur)
-            continue
-        row = re.match(r"^\s+(\S+)\s+([\d.]+) us", line)
-        if row and cur is not None:
-            cur["times"][row.group(1)] = float(row.group(2))
-    if not any(s["times"] for s in shapes):
-        sys.exit(f"{path}: no per-variant times; run fly_bench --tune with FLY_TUNE_ALL=1")
-    return shapes
+import gemm_cost_model
+from tune_listing import parse, tile
 
 
 def ratio(x, y):
@@ -57,11 +39,6 @@ def nearest(entries, shape):  # the first listed keeps a tie (kTuningTie)
         if best is None or d < best_d - 1e-9:
             best, best_d = e, d
     return best
-
-
-def tile(variant):
-    """A variant name's block tile (BM, BN, BK)."""
-    return tuple(map(int, re.search(r"_(\d+)x(\d+)x(\d+)_", variant).groups()))
 
 
 def padded(variant, shape):
