@@ -311,10 +311,6 @@ TEST(GemmVariantsCuda, TmaStoreEpilogueWritesExactlyD) {
   if (checked == 0) GTEST_SKIP() << "SKIPPED: no TMA-store (_st) variant compiled in (they are on trial: FLY_GEMM_TRIAL=ON)";
 }
 
-// The launcher gives a TMA-store block D's tensor map (the kernel then stores through boxes) exactly
-// where gemm_store_box allows it, the driver encoding the map; every other call stores directly.
-// Without this, a map the driver refused would fall back silently and the tests above would pass
-// on the direct stores. The blocks' constants only: no trial cell needs to be built.
 // The persistent block's edge boxes (FLY_GEMM_EDGE_BOX=1; GemmWgmmaWsBlock::edge_box_rows,
 // a_rows_landing): for every M and every tile that starts inside it, each slice's box covers the
 // slice's rows inside M and stops at most 7 rows past them, no slice past M loads, and the bytes the
@@ -355,6 +351,10 @@ TEST(GemmVariantsCuda, EdgeBoxesCoverExactlyTheRowsInsideM) {
   EXPECT_EQ(C1x2::a_rows_landing(128, 0), 128);
 }
 
+// The launcher gives a TMA-store block D's tensor map (the kernel then stores through boxes) exactly
+// where gemm_store_box allows it, the driver encoding the map; every other call stores directly.
+// Without this, a map the driver refused would fall back silently and the tests above would pass
+// on the direct stores. The blocks' constants only: no trial cell needs to be built.
 TEST(GemmVariantsCuda, TmaStoreMapIsMadeWhereTheRuleAllows) {
   FLY_SKIP_WITHOUT_GPU();
   void* d = nullptr;
