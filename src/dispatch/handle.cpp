@@ -35,6 +35,15 @@ std::string describe_problem(const GemmProblem& p) {
 using fly::dispatch::GemmDecision;
 using fly::dispatch::GemmProblem;
 
+namespace {
+// FLY_GEMM_VARIANT=<name>, read once per process: a measuring run's one GEMM variant (the bench's
+// per-variant passes, a profile of one kernel; docs/gemm.md, "Tuning tables"). Unset or empty: null.
+const char* forced_gemm_variant() {
+  static const char* name = std::getenv("FLY_GEMM_VARIANT");
+  return name != nullptr && name[0] != '\0' ? name : nullptr;
+}
+}  // namespace
+
 GemmDecision fly_handle_s::decide_gemm(const GemmProblem& p, bool with_line) {
   GemmDecision decision;
   if (device.backend == FLY_BACKEND_HOST) {
@@ -57,7 +66,8 @@ GemmDecision fly_handle_s::decide_gemm(const GemmProblem& p, bool with_line) {
     auto it = cache_.find(key);
     if (it == cache_.end()) {
       const fly::dispatch::GemmVariant* v = fly::dispatch::select_gemm_variant(
-          variants, fly::dispatch::GemmTables{tuning, model, device.multiprocessors, model_rows}, p, device.target, &why);
+          variants, fly::dispatch::GemmTables{tuning, model, device.multiprocessors, model_rows, forced_gemm_variant()}, p,
+          device.target, &why);
       Entry entry{v != nullptr ? static_cast<int>(v - variants.data()) : -1, why};
       if (cache_.size() >= max_cached) cache_.clear();
       it = cache_.emplace(key, std::move(entry)).first;

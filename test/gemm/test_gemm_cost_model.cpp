@@ -282,3 +282,39 @@ TEST(GemmCostModelTable, CoversExactlyTheCompiledGrid) {
 }
 
 }  // namespace
+
+// FLY_GEMM_VARIANT (GemmTables::forced, set by the handle from the environment): a measuring run's
+// one variant replaces the table, the model and the heuristic, and a call it cannot run is refused
+// with the reason, never rerouted to another variant.
+namespace {
+TEST(GemmForcedVariant, ReplacesTheTableAndTheModel) {
+  const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 4096, 4096, 4096, "small_64x64x128"}};
+  GemmTables tables{tuning, k_model, 132};
+  tables.forced = "big_128x256x128";
+  const char* name = nullptr;
+  for (int64_t m : {1, 4096, 4000}) {  // the table's own shape, the model's and the heuristic's
+    EXPECT_EQ(pick(tables, fake_problem(m, 4096, 4096), &name),
+              "FLY_GEMM_VARIANT=big_128x256x128 (forced; no table or model consulted)") << m;
+    EXPECT_STREQ(name, "big_128x256x128") << m;
+  }
+}
+
+TEST(GemmForcedVariant, RefusesWhatItCannotRun) {
+  GemmTables tables{};
+  const char* name = nullptr;
+  tables.forced = "gone_64x64x128";
+  EXPECT_EQ(pick(tables, fake_problem(64, 4096, 4096), &name), "FLY_GEMM_VARIANT=gone_64x64x128 names no compiled variant");
+  EXPECT_STREQ(name, "none");
+  tables.forced = "small_64x64x128";
+  EXPECT_EQ(pick(tables, fake_problem(64, 4096, 4096, fn8, FLY_DTYPE_F16), &name),
+            "FLY_GEMM_VARIANT=small_64x64x128 does not compute e4m3fn x e4m3fn -> f16 (it computes e4m3fn -> bf16)");
+  EXPECT_STREQ(name, "none");
+  EXPECT_EQ(pick(tables, fake_problem(64, 4096, 4104), &name),  // K aligned to 8 elements, the variant needs 16
+            "FLY_GEMM_VARIANT=small_64x64x128 is not eligible: it needs lda, ldb, A and B aligned to 16 elements, this "
+            "call's alignment is 8");
+  EXPECT_STREQ(name, "none");
+  std::string why;
+  EXPECT_EQ(fly::dispatch::select_gemm_variant(k_variants, tables, fake_problem(64, 4096, 4096), Target::gfx942, &why), nullptr);
+  EXPECT_EQ(why, "FLY_GEMM_VARIANT=small_64x64x128 is a sm90a variant");
+}
+}  // namespace

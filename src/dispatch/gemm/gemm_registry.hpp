@@ -72,7 +72,8 @@ struct GemmTables;  // gemm_tuning.hpp: the tuning entries, the cost model and t
 // list. Returns null when none is eligible. When `why` is not null it receives a one-line reason
 // (for fly_gemm_explain and FLY_LOG_DISPATCH), without the variant's name: "tuned: ...", or the
 // heuristic's reason, prefixed with why a tuned entry that applied was passed over; "cost model:
-// ..." for the model's pick.
+// ..." for the model's pick. tables.forced (FLY_GEMM_VARIANT) replaces all of this: that variant
+// when it can run the call, else null, `why` saying which and why not.
 // Overloads: with `tuning` alone, no cost model; without `tuning`, the heuristic alone (a caller's
 // own variant list has no tables); without `variants` either, the library's own: gemm_variants(),
 // gemm_tuning() and gemm_cost_model().

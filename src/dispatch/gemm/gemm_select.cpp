@@ -250,6 +250,14 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, co
     }
   }
   int const problem_align = gemm_alignment_elems(p);
+  if (tables.forced != nullptr) {  // a measuring run: this variant or none
+    const GemmVariant* forced = find_variant(variants, tables.forced);
+    std::string const refused = forced == nullptr ? "names no compiled variant" : refusal(*forced, p, target, problem_align);
+    if (why != nullptr) {
+      *why = "FLY_GEMM_VARIANT=" + std::string(tables.forced) + (refused.empty() ? " (forced; no table or model consulted)" : " " + refused);
+    }
+    return refused.empty() ? forced : nullptr;
+  }
   Heuristic const h = run_heuristic(variants, p, target, problem_align);
   Reach reach = Reach::shape;
   const GemmTuning* tuned = nearest_gemm_tuning(tuning, p, target);

@@ -38,6 +38,9 @@ struct GemmTables {
   // Optional, parallel to the variants: each one's row of `model` (null: none), which a handle
   // finds once (gemm_cost_model_rows) rather than by name on every decision. Empty: by name.
   std::span<const GemmCostModel* const> model_rows = {};
+  // A measuring switch (FLY_GEMM_VARIANT, read by the handle): the one variant selection may
+  // return, or null for the usual choice. A call it cannot run is refused, never rerouted.
+  const char* forced = nullptr;
 };
 
 // The entry that applies to `problem` on `target`: same target, ab_type == problem.a and d_type ==
