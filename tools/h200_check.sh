@@ -279,8 +279,12 @@ for v in ${SASS:-pa_decode_sm90a_d128_bf16_vtok_t16w4s3pwn8 pa_decode_sm90a_d128
     rm -f "$logs/$v.sass"; } >>"$logs/sass.txt" 2>&1
 done
 
+# ptxas serialising the wgmmas of a cell (C7514/C7515, "Potential Performance Loss") is a build
+# that compiles but should not land: none since 85bbb22 (docs/gemm.md, "fp32 accumulation").
+serialised=$(grep -c "C751[0-9]" "$logs/build.log" 2>/dev/null)
+((status == 0 && ${serialised:-0} > 0)) && status=7
 {
-  echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench, 5 tune, 6 tune-pa)"
+  echo "== fly h200 check (status $status: 0 ok, 1 configure, 2 build, 3 tests, 4 bench, 5 tune, 6 tune-pa, 7 serialised wgmma)"
   grep -E "tests passed|tests failed|Skipped|Failed|\*\*\*" "$logs/ctest.log" 2>/dev/null | head -20
   grep -E "^== |PASSED|FAILED" "$logs/ctest_envs.log" 2>/dev/null | head -20
   echo "== GPU tests"
@@ -307,7 +311,7 @@ done
     echo "== fly_bench paged-decode rows with the new table"
     grep -E "^pa_decode/" "$out/bench_tuned_pa.txt" 2>/dev/null | cut -c1-260
   fi
-  echo "== wgmma serialised by ptxas (C7514/C7515 warnings; want 0): $(grep -c "C751[0-9]" "$logs/build.log" 2>/dev/null)"
+  echo "== wgmma serialised by ptxas (C7514/C7515 warnings; want 0): $serialised"
   echo "== registers (ptxas)"
   sort -u "$logs/ptxas.txt" | head -20
 } | tee "$out/summary.txt"
