@@ -140,8 +140,8 @@ struct GemmWgmmaTmaBlock {
                                  int n0, int k_tiles, int thr) {
     const int group = thr / 128;
     const uint32_t b_rows = uint32_t(group * 64 * 128);
-    constexpr int chunk_steps = BK / 32 < Mma::promote_steps ? BK / 32 : Mma::promote_steps;
-    constexpr int chunks = BK / 32 / chunk_steps;  // a k-tile's
+    constexpr int chunk_steps = Mma::promote_steps;   // 128 of K: BK is whole 128-byte atoms
+    constexpr int chunks = BK / 32 / chunk_steps;     // a k-tile's
     float total[acc_size];
 FLY_UNROLL
     for (int i = 0; i < acc_size; ++i) total[i] = 0.f;

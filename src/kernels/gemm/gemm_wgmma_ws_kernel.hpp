@@ -265,9 +265,10 @@ struct GemmWgmmaWsBlock {
       work.coord(i, m0, n0);
       // this block's slice of A: a whole box, the edge box, or nothing past M (edge maps only)
       const int slice = cluster_n > 1 ? work.rank * a_slice_rows : 0;
+      const int slice_rows_in_m = m - (m0 + slice);  // <= 0: the slice lies past M
       const bool edge = map_a_edge != nullptr && m0 + BM > m;
-      CUtensorMap const* a_map = edge && m - (m0 + slice) < a_slice_rows ? map_a_edge : &map_a;
-      const bool a_load = !edge || m - (m0 + slice) > 0;
+      CUtensorMap const* a_map = edge && slice_rows_in_m < a_slice_rows ? map_a_edge : &map_a;
+      const bool a_load = !edge || slice_rows_in_m > 0;
       // every block's slices; boxes past M, N, K count in full
       const uint32_t bytes = edge ? uint32_t(a_rows_landing(m, m0)) * 128 + b_bytes : uint32_t(stage_bytes);
       for (int kt = 0; kt < work.k_tiles; ++kt, ++it) {
