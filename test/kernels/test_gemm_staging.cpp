@@ -195,6 +195,28 @@ TEST(GemmStaging, WgmmaDescriptorFields) {
   EXPECT_EQ(s >> 62, 1u);
 }
 
+// The kernels encode a tile's descriptor once and move it with smem_desc_plus: for every 16-byte
+// address of the 228 KB a block can have and every offset that stays inside it, the moved
+// descriptor is the one encoded at the sum, every other field untouched.
+TEST(GemmStaging, WgmmaDescriptorPlusIsTheDescriptorAtTheSum) {
+  constexpr uint32_t smem_limit = 228 * 1024;
+  int checked = 0;
+  for (uint32_t addr = 0; addr < smem_limit; addr += 16 * 37) {
+    for (uint32_t offset = 0; addr + offset < smem_limit; offset += 16 * 101) {
+      for (auto swizzle : {gmma::SmemSwizzle::none, gmma::SmemSwizzle::b128}) {
+        const uint64_t base = gmma::make_smem_desc(addr, 16, 1024, swizzle);
+        ASSERT_EQ(gmma::smem_desc_plus(base, offset), gmma::make_smem_desc(addr + offset, 16, 1024, swizzle))
+            << "address " << addr << " + " << offset;
+        ++checked;
+      }
+    }
+  }
+  // the largest address and the ring's last k-step, exactly
+  const uint64_t last = gmma::make_smem_desc(0, 16, 1024, gmma::SmemSwizzle::b128);
+  EXPECT_EQ(gmma::smem_desc_plus(last, smem_limit - 16), gmma::make_smem_desc(smem_limit - 16, 16, 1024, gmma::SmemSwizzle::b128));
+  EXPECT_GT(checked, 50000);
+}
+
 // k-step j of a tile (32 bytes of K): atom j / 4, then 32 bytes per step inside the atom's rows.
 TEST(GemmStaging, WgmmaKStepOffsets) {
   using Tile = kernels::WgmmaTile<64>;

@@ -32,6 +32,15 @@ FLY_HOST_DEVICE inline uint64_t make_smem_desc(uint32_t smem_addr, uint32_t lead
   return desc;
 }
 
+// The descriptor `desc` with its start address moved on by `bytes` (a multiple of 16, the result
+// still inside shared memory). The address is the low 14 bits, in 16-byte units, and no
+// shared-memory address (< 256 KB) carries out of them, so one 32-bit add of the low word does it
+// where make_smem_desc would encode the whole descriptor again (CuTe's GmmaDescriptor iterator):
+// a k-tile's wgmmas then cost an add each, not a shift, two masks and a move per operand.
+FLY_HOST_DEVICE constexpr uint64_t smem_desc_plus(uint64_t desc, uint32_t bytes) {
+  return (desc & 0xFFFFFFFF00000000ull) | uint32_t(uint32_t(desc) + (bytes >> 4));
+}
+
 // Orders this thread's ordinary shared-memory writes (cp.async included) before later reads by
 // the tensor cores' async proxy; each writing thread fences, then the block synchronises.
 FLY_HOST_DEVICE inline void fence_async_shared() {

@@ -50,12 +50,15 @@ struct WgmmaTile {
   // while batches are in flight (C7515).
   template <int BRows, int Steps, int Stride = 1, int ScaleD = 1>
   FLY_HD static void issue_unfenced(uint32_t addr_b, uint32_t addr_a, int first, float (&acc)[acc_size]) {
+    // encoded once; each k-step's descriptors are offsets from these (gmma::smem_desc_plus)
+    const uint64_t base_b = gmma::make_smem_desc(addr_b, 16, row_group_bytes, gmma::SmemSwizzle::b128);
+    const uint64_t base_a = gmma::make_smem_desc(addr_a, 16, row_group_bytes, gmma::SmemSwizzle::b128);
     gmma::warpgroup_arrive();
 FLY_UNROLL
     for (int j = 0; j < Steps; ++j) {
       const int step = first + Stride * j;
-      const uint64_t desc_b = gmma::make_smem_desc(addr_b + k_step_offset(BRows, step), 16, row_group_bytes, gmma::SmemSwizzle::b128);
-      const uint64_t desc_a = gmma::make_smem_desc(addr_a + k_step_offset(BM, step), 16, row_group_bytes, gmma::SmemSwizzle::b128);
+      const uint64_t desc_b = gmma::smem_desc_plus(base_b, k_step_offset(BRows, step));
+      const uint64_t desc_a = gmma::smem_desc_plus(base_a, k_step_offset(BM, step));
       if (j == 0) {
         Wgmma::template fma<ScaleD>(desc_b, desc_a, acc);
       } else {

@@ -296,8 +296,12 @@ struct GemmWgmmaWsBlock {
   // thr in [0, consumers * 128): consumer warpgroup thr / 128. map_d: null for the direct stores.
   __device__ static void consume(GemmParams const& p, CUtensorMap const* map_d, unsigned char* smem, uint64_t* full,
                                  uint64_t* empty, uint64_t* received, uint64_t* read, Work const& work, int thr) {
-    const int group = thr / 128;
+    // through a shuffle, so that the compiler knows it warp-uniform and keeps the descriptors
+    // built from it in uniform registers (wgmma reads them there)
+    const int group = __shfl_sync(0xffffffff, thr / 128, 0);
     const uint32_t ring = detail::smem_u32(smem);
+    const StageZero desc{gmma::make_smem_desc(ring + group * 64 * 128, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128),
+                         gmma::make_smem_desc(ring + a_bytes, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128)};
     // Left undefined: every k-tile's first wgmma overwrites its partial (scale-d = 0). Zeroed here,
     // the compiler shares one zero register among the partials and later reads it as 0.0 (for
     // the totals), a non-wgmma read of an accumulator in flight (C7514, serialised wgmmas).
@@ -314,9 +318,9 @@ FLY_UNROLL
 FLY_UNROLL
         for (int i = 0; i < acc_size; ++i) total[s][i] = 0.f;
       if constexpr (overlapped) {
-        mainloop_overlapped(total[0], part, ring, full, empty, work.k_tiles, it, group, thr);
+        mainloop_overlapped(total[0], part, desc, full, empty, work.k_tiles, it, thr);
       } else {
-        mainloop_drained(total, part[0], ring, full, empty, work.k_tiles, it, group, thr);
+        mainloop_drained(total, part[0], desc, full, empty, work.k_tiles, it, thr);
       }
       if constexpr (split_k > 1) {  // every warpgroup of every tile, in or past D: the peers wait for it
         exchange(total, detail::smem_u32(smem + Stages * stage_bytes + store_bytes) + group * Split::buffer_bytes,
@@ -341,16 +345,24 @@ FLY_UNROLL
     }
   }
 
-  // One k-tile's four k-steps of one sub-tile into `part`, overwriting it (scale-d = 0). No compiler
-  // fences on `part` (they would count as definitions, C7515): every access to it is an asm
-  // statement (wgmma here, AddAccumulators), which the compiler keeps in order.
-  __device__ static void issue(uint32_t a, uint32_t b, int group, int sub, float (&part)[acc_size]) {
+  // The wgmma descriptors of stage 0's tiles: the consumer warpgroup's 64 rows of A, and B's first
+  // row. Every other stage and k-step is an offset from them (gmma::smem_desc_plus): a wgmma's
+  // operands cost an add each instead of an encoding (a shift, two masks and a move per operand).
+  struct StageZero {
+    uint64_t a, b;
+  };
+
+  // One k-tile's four k-steps of sub-tile `sub` from the stage `stage` bytes into the ring, into
+  // `part`, overwriting it (scale-d = 0). No compiler fences on `part` (they would count as
+  // definitions, C7515): every access to it is an asm statement (wgmma here, AddAccumulators),
+  // which the compiler keeps in order.
+  __device__ static void issue(StageZero const& desc, uint32_t stage, int sub, float (&part)[acc_size]) {
     gmma::warpgroup_arrive();
 FLY_UNROLL
     for (int j = 0; j < Mma::promote_steps; ++j) {
-      // wgmma's M side first: this warpgroup's 64 rows of A; its N side: sub_n rows of B
-      const uint64_t desc_a = gmma::make_smem_desc(a + group * 64 * 128 + j * 32, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128);
-      const uint64_t desc_b = gmma::make_smem_desc(b + sub * sub_n * 128 + j * 32, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128);
+      // wgmma's M side: the warpgroup's rows of A; its N side: sub_n rows of B; k-step j 32 bytes on
+      const uint64_t desc_a = gmma::smem_desc_plus(desc.a, stage + j * 32);
+      const uint64_t desc_b = gmma::smem_desc_plus(desc.b, stage + sub * sub_n * 128 + j * 32);
       if (j == 0) {
         Mma::Wgmma::template fma<0>(desc_a, desc_b, part);
       } else {
@@ -363,30 +375,27 @@ FLY_UNROLL
   // BN = sub_n: two partials, one k-tile's batch in flight while the previous one (done:
   // wait_group 1) is added into the total, so the warpgroup always has tensor work queued; a stage
   // is released one k-tile later than its batch was issued. `it`: the ring position, advanced.
-  __device__ static void mainloop_overlapped(float (&total)[acc_size], float (&part)[2][acc_size], uint32_t ring,
-                                             uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int group,
-                                             int thr) {
+  __device__ static void mainloop_overlapped(float (&total)[acc_size], float (&part)[2][acc_size], StageZero const& desc,
+                                             uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int thr) {
     // Straight-line pairs, no "is there a previous batch" tests: ptxas proves the accumulator a
     // step adds finished on every path only when every step is issue + wait_group 1 + add.
     if (k_tiles == 0) return;
     auto stage = [&] {
       const uint32_t s = it % Stages;
       mbarrier::wait(&full[s], (it / Stages) & 1);
-      return ring + s * stage_bytes;
+      return s * stage_bytes;  // the stage's offset in the ring
     };
     auto release_previous = [&] {  // the stage of the k-tile before `it`
       if (thr % 128 == 0) mbarrier::arrive(&empty[(it + Stages - 1) % Stages]);
     };
     auto step = [&](float(&cur)[acc_size], float(&prev)[acc_size]) {
-      const uint32_t a = stage();
-      issue(a, a + a_bytes, group, 0, cur);
+      issue(desc, stage(), 0, cur);
       gmma::warpgroup_wait<1>();  // prev's batch is done, cur's runs on
       release_previous();
       gmma::AddAccumulators<acc_size>::add(total, prev);
       ++it;
     };
-    const uint32_t a0 = stage();
-    issue(a0, a0 + a_bytes, group, 0, part[0]);
+    issue(desc, stage(), 0, part[0]);
     ++it;
     int kt = 1;
     for (; kt + 1 < k_tiles; kt += 2) {
@@ -407,16 +416,15 @@ FLY_UNROLL
 
   // Two sub-tiles (BN = 256) or one of 192: each sub-tile's k-tile drained (wait_group 0) and added
   // before the next is issued (two partials and the totals would not fit a consumer's registers).
-  __device__ static void mainloop_drained(float (&total)[subs][acc_size], float (&part)[acc_size], uint32_t ring,
-                                          uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int group,
-                                          int thr) {
+  __device__ static void mainloop_drained(float (&total)[subs][acc_size], float (&part)[acc_size], StageZero const& desc,
+                                          uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int thr) {
     for (int kt = 0; kt < k_tiles; ++kt, ++it) {
       const uint32_t s = it % Stages;
       mbarrier::wait(&full[s], (it / Stages) & 1);
-      const uint32_t a = ring + s * stage_bytes;
+      const uint32_t stage = s * stage_bytes;
 FLY_UNROLL
       for (int sub = 0; sub < subs; ++sub) {
-        issue(a, a + a_bytes, group, sub, part);
+        issue(desc, stage, sub, part);
         gmma::warpgroup_wait<0>();
         if (sub == subs - 1 && thr % 128 == 0) mbarrier::arrive(&empty[s]);  // the stage is read
         gmma::AddAccumulators<acc_size>::add(total[sub], part);
