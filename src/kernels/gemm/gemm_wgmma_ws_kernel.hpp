@@ -11,7 +11,8 @@
 // sub-tiles of 128), both operands read from the 128-byte swizzled K-major stages. With two
 // consumers (BM = 128) the producer gives most of its registers to them (setmaxnreg); with one
 // (BM = 64, decode shapes: no 128-row tile is half empty) each of the 256 threads has up to 255
-// already.
+// already. Transposed (`:t`, 128x64 tiles, on trial), one consumer warpgroup computes the whole
+// tile with B's 64 rows as wgmma's M and A's 128 as its N (below, `transposed`).
 //
 // fp32 accumulation: each sub-tile's k-tile (128 of K, four k-steps) runs into a partial
 // accumulator (its first wgmma overwrites it, scale-d = 0) that is then added into the sub-tile's
@@ -74,17 +75,24 @@
 
 namespace fly::kernels {
 
-template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1>
+template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1,
+          bool Transposed_ = false>
 struct GemmWgmmaWsBlock {
   static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_, cluster_n = ClusterN_;
   static constexpr int split_k = SplitK_;
   static constexpr int multicast = cluster_m * cluster_n;  // blocks sharing each other's loads
   static constexpr int cluster = multicast * split_k;      // blocks launched together
   static constexpr bool tma_store = TmaStore_;
+  // Transposed (cells spelled `:t`, 128x64 tiles only): one consumer warpgroup computes the tile as
+  // D^T = B A^T, B's 64 rows as wgmma's M and A's 128 rows as its N (m64n128k32, cuBLASLt's form of
+  // this tile), where two warpgroups of m64n64k32 read 128 bytes of shared memory a tensor cycle,
+  // the SM's whole bandwidth, and m64n128k32 reads 96. Its fragment holds D's columns as rows, so
+  // D is stored element by element (no TMA store, no split-K).
+  static constexpr bool transposed = Transposed_;
   using TA = float8_e4m3fn;
   // one wgmma N up to 192 (N = 192: 96 totals and one partial fit beside each other), else 128-wide sub-tiles
   static constexpr int sub_n = BN <= 128 || BN == 192 ? BN : 128, subs = BN / sub_n;
-  using Mma = WgmmaTile<sub_n>;
+  using Mma = WgmmaTile<transposed ? BM : sub_n>;
   static constexpr int acc_size = Mma::acc_size;
   static_assert(BM == 64 || BM == 128, "GemmWgmmaWsBlock: one or two consumer warpgroups of 64 rows of A (BM = 64 or 128)");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
@@ -96,7 +104,9 @@ struct GemmWgmmaWsBlock {
                 "GemmWgmmaWsBlock: a tile's K split over a cluster of 2 or 4 blocks, without multicast or the TMA store");
   static_assert((BN / cluster_m) % 8 == 0 && (BM / cluster_n) % 8 == 0,
                 "GemmWgmmaWsBlock: each block's multicast slice is whole 8-row swizzle atoms");
-  static constexpr int consumers = BM / 64;
+  static_assert(!transposed || (BM == 128 && BN == 64 && !tma_store && split_k == 1),
+                "GemmWgmmaWsBlock: the transposed tile is 128x64, stored directly, without split-K");
+  static constexpr int consumers = transposed ? 1 : BM / 64;
   static constexpr int threads = 128 * (consumers + 1);
   // CUTLASS's split for one producer and two consumer warpgroups: 40 + 2 x 232 registers a thread
   // add up to the 168 each of the 384 threads gets at launch (65536 / 384, in units of 8). With one
@@ -300,8 +310,9 @@ struct GemmWgmmaWsBlock {
     // built from it in uniform registers (wgmma reads them there)
     const int group = __shfl_sync(0xffffffff, thr / 128, 0);
     const uint32_t ring = detail::smem_u32(smem);
-    const StageZero desc{gmma::make_smem_desc(ring + group * 64 * 128, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128),
-                         gmma::make_smem_desc(ring + a_bytes, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128)};
+    const uint32_t m_side = transposed ? ring + a_bytes : ring + group * 64 * 128, n_side = transposed ? ring : ring + a_bytes;
+    const StageZero desc{gmma::make_smem_desc(m_side, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128),
+                         gmma::make_smem_desc(n_side, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128)};
     // Left undefined: every k-tile's first wgmma overwrites its partial (scale-d = 0). Zeroed here,
     // the compiler shares one zero register among the partials and later reads it as 0.0 (for
     // the totals), a non-wgmma read of an accumulator in flight (C7514, serialised wgmmas).
@@ -345,9 +356,10 @@ FLY_UNROLL
     }
   }
 
-  // The wgmma descriptors of stage 0's tiles: the consumer warpgroup's 64 rows of A, and B's first
-  // row. Every other stage and k-step is an offset from them (gmma::smem_desc_plus): a wgmma's
-  // operands cost an add each instead of an encoding (a shift, two masks and a move per operand).
+  // The wgmma descriptors of stage 0's tiles: a, wgmma's M side (the consumer warpgroup's 64 rows
+  // of A; transposed, B's 64 rows), and b, its N side (B's first row; transposed, A's). Every other
+  // stage and k-step is an offset from them (gmma::smem_desc_plus): a wgmma's operands cost an add
+  // each instead of an encoding (a shift, two masks and a move per operand).
   struct StageZero {
     uint64_t a, b;
   };
@@ -528,11 +540,21 @@ FLY_UNROLL
 
   // The warpgroup's 64 x BN totals into D from row m0, column n0: total[sub][4j + 2h + c] is
   // row 16 warp + lane / 4 + 8h, column 128 sub + 8j + 2 (lane % 4) + c (wgmma's D fragment).
-  // Split over K, only the slice this block (rank) finished.
+  // Split over K, only the slice this block (rank) finished. Transposed, the 128 x 64 tile's
+  // total[0][4j + 2h + c] is column 16 warp + lane / 4 + 8h, row 8j + 2 (lane % 4) + c.
   __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t,
                                int rank) {
     const int warp = t / 32, lane = t % 32;
     const float scale = epilogue_scale(p);
+    if constexpr (transposed) {  // the fragment's rows are D's columns, its columns D's rows
+FLY_UNROLL
+      for (int i = 0; i < acc_size; ++i) {
+        const int col = n0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+        const int row = m0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        if (row < p.m && col < p.n) store_value<TD>(p, scale, row, col, total[0][i]);
+      }
+      return;
+    }
     const bool pairs =
         p.beta == 0.f && p.ldd % 2 == 0 && reinterpret_cast<uintptr_t>(p.d) % sizeof(Pair) == 0;
 FLY_UNROLL
