@@ -351,6 +351,44 @@ TEST(GemmVariantsCuda, EdgeBoxesCoverExactlyTheRowsInsideM) {
   EXPECT_EQ(C1x2::a_rows_landing(128, 0), 128);
 }
 
+// The persistent block's direct store (GemmWgmmaWsBlock::fragment_position): the 128 consumer
+// threads' totals land on every element of the warpgroup's tile exactly once: a 64 x BN tile of one
+// wgmma N or of two N = 128 sub-tiles, and the transposed 128 x 64 tile of one warpgroup (`:t`,
+// whose fragment holds D's columns as rows). Host arithmetic only; the GPU suites check that the
+// values stored are the products.
+template <class Block>
+void check_fragment_positions(int rows, int cols) {
+  std::vector<int> hits(size_t(rows) * cols, 0);
+  for (int t = 0; t < 128; ++t)
+    for (int sub = 0; sub < Block::subs; ++sub)
+      for (int i = 0; i < Block::acc_size; ++i) {
+        int r = -1, c = -1;
+        Block::fragment_position(t, sub, i, r, c);
+        ASSERT_TRUE(r >= 0 && r < rows && c >= 0 && c < cols)
+            << "thread " << t << " sub-tile " << sub << " value " << i << " lands at " << r << ", " << c;
+        ++hits[size_t(r) * cols + c];
+      }
+  for (size_t e = 0; e < hits.size(); ++e) ASSERT_EQ(hits[e], 1) << "row " << e / cols << " column " << e % cols;
+}
+
+TEST(GemmVariantsCuda, FragmentPositionsCoverTheWarpgroupTileOnce) {
+  using fly::kernels::GemmWgmmaWsBlock;
+  check_fragment_positions<GemmWgmmaWsBlock<128, 64, 8, 1, 2, fly::bfloat16, false, 1, true>>(128, 64);
+  check_fragment_positions<GemmWgmmaWsBlock<128, 64, 8, 1, 1, float, false, 1, true>>(128, 64);
+  check_fragment_positions<GemmWgmmaWsBlock<128, 64, 8, 1, 2, fly::bfloat16>>(64, 64);
+  check_fragment_positions<GemmWgmmaWsBlock<128, 192, 5, 1, 1, fly::bfloat16>>(64, 192);
+  check_fragment_positions<GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16>>(64, 256);
+  // the transposed tile's adjacent values are adjacent rows of one column
+  using T = GemmWgmmaWsBlock<128, 64, 8, 1, 2, fly::bfloat16, false, 1, true>;
+  int r0, c0, r1, c1;
+  T::fragment_position(37, 0, 10, r0, c0);
+  T::fragment_position(37, 0, 11, r1, c1);
+  EXPECT_EQ(r1, r0 + 1);
+  EXPECT_EQ(c1, c0);
+  EXPECT_EQ(T::consumers, 1);
+  EXPECT_EQ(T::threads, 256);
+}
+
 // The launcher gives a TMA-store block D's tensor map (the kernel then stores through boxes) exactly
 // where gemm_store_box allows it, the driver encoding the map; every other call stores directly.
 // Without this, a map the driver refused would fall back silently and the tests above would pass

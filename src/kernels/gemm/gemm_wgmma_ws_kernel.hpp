@@ -162,6 +162,17 @@ struct GemmWgmmaWsBlock {
   }
   static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
 
+  // Where consumer thread t's total[sub][i] lands in its warpgroup's tile of D (row and column from
+  // the warpgroup's first): wgmma's D fragment puts i = 4j + 2h + c at row 16 warp + lane / 4 + 8h,
+  // column 8j + 2 (lane % 4) + c of sub-tile `sub`; transposed, the fragment's rows are D's
+  // columns and its columns D's rows (a 128 x 64 tile).
+  FLY_HOST_DEVICE static constexpr void fragment_position(int t, int sub, int i, int& row, int& col) {
+    const int warp = t / 32, lane = t % 32;
+    const int fragment_row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), fragment_col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+    row = transposed ? fragment_col : fragment_row;
+    col = transposed ? fragment_row : sub * sub_n + fragment_col;
+  }
+
 #if defined(__CUDACC__)
   using Ring = TmaRing<Stages, multicast>;  // full, empty[, cluster_empty] per stage
 
@@ -538,20 +549,17 @@ FLY_UNROLL
     }
   }
 
-  // The warpgroup's 64 x BN totals into D from row m0, column n0: total[sub][4j + 2h + c] is
-  // row 16 warp + lane / 4 + 8h, column 128 sub + 8j + 2 (lane % 4) + c (wgmma's D fragment).
-  // Split over K, only the slice this block (rank) finished. Transposed, the 128 x 64 tile's
-  // total[0][4j + 2h + c] is column 16 warp + lane / 4 + 8h, row 8j + 2 (lane % 4) + c.
+  // The warpgroup's 64 x BN totals (transposed: the 128 x 64 tile's) into D from row m0, column n0,
+  // each where fragment_position puts it. Split over K, only the slice this block (rank) finished.
   __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t,
                                int rank) {
-    const int warp = t / 32, lane = t % 32;
     const float scale = epilogue_scale(p);
-    if constexpr (transposed) {  // the fragment's rows are D's columns, its columns D's rows
+    if constexpr (transposed) {  // a thread's adjacent values lie in adjacent rows: one at a time
 FLY_UNROLL
       for (int i = 0; i < acc_size; ++i) {
-        const int col = n0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
-        const int row = m0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-        if (row < p.m && col < p.n) store_value<TD>(p, scale, row, col, total[0][i]);
+        int row, col;
+        fragment_position(t, 0, i, row, col);
+        if (m0 + row < p.m && n0 + col < p.n) store_value<TD>(p, scale, m0 + row, n0 + col, total[0][i]);
       }
       return;
     }
@@ -561,8 +569,10 @@ FLY_UNROLL
     for (int sub = 0; sub < subs; ++sub) {
 FLY_UNROLL
       for (int i = 0; i < acc_size; i += 2) {
-        const int row = m0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
-        const int col = n0 + sub * sub_n + 8 * (i / 4) + 2 * (lane % 4);
+        int row, col;  // of total[sub][i]; total[sub][i + 1] is the next column
+        fragment_position(t, sub, i, row, col);
+        row += m0;
+        col += n0;
         if (row >= p.m || col >= p.n || (split_k > 1 && Split::owner(sub * acc_size + i) != rank)) continue;
         if (pairs && col + 1 < p.n) {
           *reinterpret_cast<Pair*>(static_cast<TD*>(p.d) + int64_t(row) * p.ldd + col) =
