@@ -87,7 +87,7 @@ struct GemmWgmmaWsBlock {
   // D^T = B A^T, B's 64 rows as wgmma's M and A's 128 rows as its N (m64n128k32, cuBLASLt's form of
   // this tile), where two warpgroups of m64n64k32 read 128 bytes of shared memory a tensor cycle,
   // the SM's whole bandwidth, and m64n128k32 reads 96. Its fragment holds D's columns as rows, so
-  // D is stored element by element (no TMA store, no split-K).
+  // D is stored (or staged for the TMA store) element by element; no split-K.
   static constexpr bool transposed = Transposed_;
   using TA = float8_e4m3fn;
   // one wgmma N up to 192 (N = 192: 96 totals and one partial fit beside each other), else 128-wide sub-tiles
@@ -104,9 +104,10 @@ struct GemmWgmmaWsBlock {
                 "GemmWgmmaWsBlock: a tile's K split over a cluster of 2 or 4 blocks, without multicast or the TMA store");
   static_assert((BN / cluster_m) % 8 == 0 && (BM / cluster_n) % 8 == 0,
                 "GemmWgmmaWsBlock: each block's multicast slice is whole 8-row swizzle atoms");
-  static_assert(!transposed || (BM == 128 && BN == 64 && !tma_store && split_k == 1),
-                "GemmWgmmaWsBlock: the transposed tile is 128x64, stored directly, without split-K");
+  static_assert(!transposed || (BM == 128 && BN == 64 && split_k == 1),
+                "GemmWgmmaWsBlock: the transposed tile is 128x64, without split-K");
   static constexpr int consumers = transposed ? 1 : BM / 64;
+  static constexpr int warpgroup_rows = BM / consumers;  // of D, a consumer warpgroup's
   static constexpr int threads = 128 * (consumers + 1);
   // CUTLASS's split for one producer and two consumer warpgroups: 40 + 2 x 232 registers a thread
   // add up to the 168 each of the 384 threads gets at launch (65536 / 384, in units of 8). With one
@@ -353,7 +354,7 @@ FLY_UNROLL
         // wrote past D's last column where a box straddled it (the H100, 2026-12-05: D(0, 261) of a
         // 261-column D with 272-element rows), so the boxes are never left to clip.
         const int rows0 = m0 + group * 64;
-        if (map_d != nullptr && rows0 + 64 <= p.m && n0 + BN <= p.n) {
+        if (map_d != nullptr && rows0 + warpgroup_rows <= p.m && n0 + BN <= p.n) {
           store_by_tma(total, p, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored, rows0,
                        n0, thr % 128, group);
           continue;
@@ -526,6 +527,10 @@ FLY_UNROLL
                                       CUtensorMap const* map_d, unsigned char* buffers, uint32_t& stored, int m0,
                                       int n0, int t, int group) {
     const float scale = epilogue_scale(p);  // beta is 0: the launcher gives no map otherwise
+    if constexpr (transposed) {
+      store_by_tma_transposed(total, scale, map_d, buffers, stored, m0, n0, t);
+      return;
+    }
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
@@ -544,6 +549,38 @@ FLY_UNROLL
       sync_warpgroup(group);       // ... from every thread of the warpgroup
       if (t == 0) {
         SM90_TMA_STORE_2D::copy(map_d, buf, n0 + c * StoreChunk::cols, m0);
+        tma_store_commit();
+      }
+    }
+  }
+
+  // The same for the transposed 128 x 64 tile: chunk (rows 64 r, columns `cols` c) takes the values
+  // of fragment rows 32 r .. 32 r + 31 (D's rows 64 r ..) in the columns of chunk c, each written
+  // alone (a thread's adjacent values are adjacent rows of D), every warp instruction 4 rows x 16
+  // or 32 bytes: one wavefront (test/kernels/test_gemm_tma_store.cpp).
+  __device__ static void store_by_tma_transposed(float const (&total)[subs][acc_size], float scale,
+                                                 CUtensorMap const* map_d, unsigned char* buffers, uint32_t& stored,
+                                                 int m0, int n0, int t) {
+    constexpr int col_chunks = BN / StoreChunk::cols, row_chunks = BM / StoreChunk::rows;
+    constexpr int values_per_row_chunk = acc_size / row_chunks;  // i / 4 is the row group of 8: 32 values a 64 rows
+FLY_UNROLL
+    for (int c = 0; c < row_chunks * col_chunks; ++c, ++stored) {
+      const int chunk_row = c / col_chunks * StoreChunk::rows, chunk_col = c % col_chunks * StoreChunk::cols;
+      unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
+      if (t == 0) tma_store_wait_read<1>();
+      sync_warpgroup(0);  // buf is free
+FLY_UNROLL
+      for (int v = 0; v < values_per_row_chunk; ++v) {
+        const int i = c / col_chunks * values_per_row_chunk + v;
+        int row, col;
+        fragment_position(t, 0, i, row, col);
+        if (col / StoreChunk::cols == c % col_chunks)  // f32: half the warps' columns a chunk
+          *reinterpret_cast<TD*>(buf + StoreChunk::offset(row - chunk_row, col - chunk_col)) = TD(scale * total[0][i]);
+      }
+      fence_proxy_async_shared();  // the writes, visible to the TMA
+      sync_warpgroup(0);           // ... from every thread of the warpgroup
+      if (t == 0) {
+        SM90_TMA_STORE_2D::copy(map_d, buf, n0 + chunk_col, m0 + chunk_row);
         tma_store_commit();
       }
     }

@@ -243,8 +243,8 @@ std::string check_wgmma_tma(const Cell& cell) {
 std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
   if (cell.ab != "e4m3fn") return "the warp-specialised wgmma block computes e4m3fn only";
   if (cell.transposed) {
-    if (cell.bm != 128 || cell.bn != 64 || cell.wm != 4 || cell.wn != 1 || cell.wk != 1 || cell.tma_store || cell.split_k != 1)
-      return ":t: the transposed warp-specialised tile is 128x64x128:4x1 (one consumer warpgroup), without :st or :k";
+    if (cell.bm != 128 || cell.bn != 64 || cell.wm != 4 || cell.wn != 1 || cell.wk != 1 || cell.split_k != 1)
+      return ":t: the transposed warp-specialised tile is 128x64x128:4x1 (one consumer warpgroup), without :k";
   } else if (!((cell.bm == 64 && cell.wm == 4) || (cell.bm == 128 && cell.wm == 8)) || cell.wn != 1 || cell.wk != 1) {
     return "the warp-specialised block is one or two consumer warpgroups of 64 rows of A: tile 64xBNx128:4x1 or "
            "128xBNx128:8x1";
