@@ -389,6 +389,43 @@ TEST(GemmVariantsCuda, FragmentPositionsCoverTheWarpgroupTileOnce) {
   EXPECT_EQ(T::threads, 256);
 }
 
+// The transposed tile's TMA-store epilogue as the kernel walks it (GemmWgmmaWsBlock's chunk_value,
+// in_chunk, fragment_position and TmaStoreChunk::offset): every element of the 128 x 64 tile is
+// staged exactly once, in the chunk whose box the TMA writes to its row and column, and each
+// chunk's bytes are written once. The TMA's reading of the swizzle is the PTX ISA's bit formula
+// (address bits [4, 7) ^= bits [7, 10)). Host arithmetic only.
+template <class Block>
+void check_transposed_store_chunks() {
+  using Chunk = typename Block::StoreChunk;
+  constexpr int elem = Chunk::elem_bytes;
+  std::vector<int> tile(128 * 64, 0);
+  for (int c = 0; c < Block::store_row_chunks * Block::store_col_chunks; ++c) {
+    const int chunk_row = c / Block::store_col_chunks * Chunk::rows, chunk_col = c % Block::store_col_chunks * Chunk::cols;
+    std::vector<int> bytes(Chunk::bytes, 0);
+    for (int t = 0; t < 128; ++t)
+      for (int v = 0; v < Block::store_chunk_values; ++v) {
+        int row = -1, col = -1;
+        Block::fragment_position(t, 0, Block::chunk_value(c, v), row, col);
+        if (!Block::in_chunk(c, col)) continue;
+        const int at = Chunk::offset(row - chunk_row, col - chunk_col);
+        ASSERT_TRUE(at >= 0 && at + elem <= Chunk::bytes) << "chunk " << c << " thread " << t << " value " << v;
+        const int linear = at ^ (((at >> 7) & 7) << 4);  // where the TMA reads byte `at` from
+        ASSERT_EQ(chunk_row + linear / Chunk::row_bytes, row) << "chunk " << c << " thread " << t << " value " << v;
+        ASSERT_EQ(chunk_col + linear % Chunk::row_bytes / elem, col) << "chunk " << c << " thread " << t << " value " << v;
+        ++tile[size_t(row) * 64 + col];
+        for (int b = 0; b < elem; ++b) ++bytes[size_t(at + b)];
+      }
+    for (int b = 0; b < Chunk::bytes; ++b) ASSERT_EQ(bytes[size_t(b)], 1) << "chunk " << c << " byte " << b;
+  }
+  for (size_t e = 0; e < tile.size(); ++e) ASSERT_EQ(tile[e], 1) << "row " << e / 64 << " column " << e % 64;
+}
+
+TEST(GemmVariantsCuda, TransposedTmaStoreChunksCoverTheTile) {
+  using fly::kernels::GemmWgmmaWsBlock;
+  check_transposed_store_chunks<GemmWgmmaWsBlock<128, 64, 8, 1, 2, fly::bfloat16, true, 1, true>>();
+  check_transposed_store_chunks<GemmWgmmaWsBlock<128, 64, 8, 1, 2, float, true, 1, true>>();
+}
+
 // The launcher gives a TMA-store block D's tensor map (the kernel then stores through boxes) exactly
 // where gemm_store_box allows it, the driver encoding the map; every other call stores directly.
 // Without this, a map the driver refused would fall back silently and the tests above would pass

@@ -117,6 +117,6 @@ fly_expect_in_unit(gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s3_b4 "__launch
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x64x128_w4x1_tmaws_s8_c1x2_t
   "GemmWgmmaWsBlock<128, 64, 8, 1, 2, fly::bfloat16, false, 1, true>")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x64x128_w4x1_tmaws_s8_t_st
-  "GemmWgmmaWsBlock<128, 64, 8, 1, 1, fly::bfloat16, true, 1, true>" "args.d_by_tma ? &args.d : nullptr")
+  "GemmWgmmaWsBlock<128, 64, 8, 1, 1, fly::bfloat16, true, 1, true>")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_k2
   "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, false, 2>" "Block::first_k0(args.p")

@@ -195,9 +195,9 @@ TEST(GemmStaging, WgmmaDescriptorFields) {
   EXPECT_EQ(s >> 62, 1u);
 }
 
-// The kernels encode a tile's descriptor once and move it with smem_desc_plus: for every 16-byte
-// address of the 228 KB a block can have and every offset that stays inside it, the moved
-// descriptor is the one encoded at the sum, every other field untouched.
+// The kernels encode a tile's descriptor once and move it with smem_desc_plus: for 16-byte
+// addresses across the 228 KB a block can have (every 37th) and offsets that stay inside it (every
+// 101st), the moved descriptor is the one encoded at the sum, every other field untouched.
 TEST(GemmStaging, WgmmaDescriptorPlusIsTheDescriptorAtTheSum) {
   constexpr uint32_t smem_limit = 228 * 1024;
   int checked = 0;

@@ -80,14 +80,14 @@ TEST(GemmTmaStore, EachWarpStoreTakesTheFewestWavefronts) {
     }
 }
 
-}  // namespace
 
-// The transposed 128x64 tile (`:t`): thread t's value i = 4j + 2h + c is the warpgroup tile's row
-// 8j + 2 (t % 4) + c, column 16 (t / 32) + (t % 32) / 4 + 8h (the wgmma fragment, its rows D's
-// columns). The kernel stages chunk (r, cc), rows 64 r .., columns cols * cc .., from values
-// 32 r .. 32 r + 31 of the threads whose columns fall in it: every byte of every chunk is written
-// once, where the TMA reads that row and column, and each warp's store of one value takes one
-// wavefront.
+// The write pattern of the transposed 128x64 tile (`:t`), written out here from the wgmma fragment:
+// thread t's value i = 4j + 2h + c is the tile's row 8j + 2 (t % 4) + c, column 16 (t / 32) +
+// (t % 32) / 4 + 8h (its rows are D's columns). Staged chunk (r, cc) by chunk (rows 64 r ..,
+// columns cols * cc ..) from values 32 r .. 32 r + 31 of the threads whose columns fall in it,
+// every byte of every chunk is written once, where the TMA reads that row and column, and each
+// warp's store of one value takes one wavefront. (That the kernel's own chunk walk is this one:
+// GemmVariantsCuda.TransposedTmaStoreChunksCoverTheTile.)
 template <class TD>
 void expect_transposed_chunks_hold_the_tile() {
   using Chunk = TmaStoreChunk<TD>;
@@ -121,3 +121,5 @@ TEST(GemmTmaStore, TransposedChunksHoldTheTileInOneWavefrontAStore) {
   expect_transposed_chunks_hold_the_tile<fly::half>();
   expect_transposed_chunks_hold_the_tile<float>();
 }
+
+}  // namespace

@@ -6,7 +6,7 @@
 // and BN rows x 128 bytes of K) per k-tile of every tile into a ring of Stages stages: a "full"
 // mbarrier per stage counts the bytes landing, an "empty" one the consumer warpgroups done with
 // it. The producer runs on into the next tile while the consumers store the last one. Warpgroups
-// 1 .. BM/64 are the consumers: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
+// 1 .. BM/64 (transposed: 1) are the consumers: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
 // m64nNk32 (A's rows as wgmma's M, B's rows as its N: N = BN for BN = 64, 128 or 192, else two
 // sub-tiles of 128), both operands read from the 128-byte swizzled K-major stages. With two
 // consumers (BM = 128) the producer gives most of its registers to them (setmaxnreg); with one
@@ -94,7 +94,8 @@ struct GemmWgmmaWsBlock {
   static constexpr int sub_n = BN <= 128 || BN == 192 ? BN : 128, subs = BN / sub_n;
   using Mma = WgmmaTile<transposed ? BM : sub_n>;
   static constexpr int acc_size = Mma::acc_size;
-  static_assert(BM == 64 || BM == 128, "GemmWgmmaWsBlock: one or two consumer warpgroups of 64 rows of A (BM = 64 or 128)");
+  static_assert(BM == 64 || BM == 128,
+                "GemmWgmmaWsBlock: one or two consumer warpgroups of 64 rows of A (BM = 64 or 128), or one of 128 transposed");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
                 "GemmWgmmaWsBlock: BN is 64, 128, 192 (one wgmma N) or 256 (two N = 128 sub-tiles; a box <= 256 rows)");
   static_assert(Stages >= 2, "GemmWgmmaWsBlock: a ring needs two stages");
@@ -162,6 +163,15 @@ struct GemmWgmmaWsBlock {
     return rows;
   }
   static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
+
+  // The transposed tile's TMA-store chunks (store_by_tma_transposed): chunk c holds D's rows
+  // StoreChunk::rows (c / store_col_chunks) .. and columns StoreChunk::cols (c % store_col_chunks)
+  // .. of the tile, which are fragment values chunk_value(c, v), v < store_chunk_values, of the
+  // threads whose fragment column lies in_chunk.
+  static constexpr int store_col_chunks = BN / StoreChunk::cols, store_row_chunks = BM / StoreChunk::rows;
+  static constexpr int store_chunk_values = acc_size / store_row_chunks;  // 8 rows a k-group of 4 values
+  FLY_HOST_DEVICE static constexpr int chunk_value(int c, int v) { return c / store_col_chunks * store_chunk_values + v; }
+  FLY_HOST_DEVICE static constexpr bool in_chunk(int c, int col) { return col / StoreChunk::cols == c % store_col_chunks; }
 
   // Where consumer thread t's total[sub][i] lands in its warpgroup's tile of D (row and column from
   // the warpgroup's first): wgmma's D fragment puts i = 4j + 2h + c at row 16 warp + lane / 4 + 8h,
@@ -519,7 +529,7 @@ FLY_UNROLL
   };
 
   // The TMA-store epilogue (beta = 0; a tile wholly inside D, which consume checks): the warpgroup's
-  // 64 x BN scaled totals into D from row m0, column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
+  // 64 x BN (transposed: 128 x 64) scaled totals into D from row m0, column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
   // at `buffers`, alternating over all of its tiles (`stored`: chunks so far, advanced). Thread 0 of
   // the warpgroup issues the boxes; before a buffer is refilled, the box stored from it two chunks
   // earlier (this tile's or the previous one's) has been read.
@@ -561,20 +571,18 @@ FLY_UNROLL
   __device__ static void store_by_tma_transposed(float const (&total)[subs][acc_size], float scale,
                                                  CUtensorMap const* map_d, unsigned char* buffers, uint32_t& stored,
                                                  int m0, int n0, int t) {
-    constexpr int col_chunks = BN / StoreChunk::cols, row_chunks = BM / StoreChunk::rows;
-    constexpr int values_per_row_chunk = acc_size / row_chunks;  // i / 4 is the row group of 8: 32 values a 64 rows
 FLY_UNROLL
-    for (int c = 0; c < row_chunks * col_chunks; ++c, ++stored) {
-      const int chunk_row = c / col_chunks * StoreChunk::rows, chunk_col = c % col_chunks * StoreChunk::cols;
+    for (int c = 0; c < store_row_chunks * store_col_chunks; ++c, ++stored) {
+      const int chunk_row = c / store_col_chunks * StoreChunk::rows, chunk_col = c % store_col_chunks * StoreChunk::cols;
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
       if (t == 0) tma_store_wait_read<1>();
       sync_warpgroup(0);  // buf is free
 FLY_UNROLL
-      for (int v = 0; v < values_per_row_chunk; ++v) {
-        const int i = c / col_chunks * values_per_row_chunk + v;
+      for (int v = 0; v < store_chunk_values; ++v) {
+        const int i = chunk_value(c, v);
         int row, col;
         fragment_position(t, 0, i, row, col);
-        if (col / StoreChunk::cols == c % col_chunks)  // f32: half the warps' columns a chunk
+        if (in_chunk(c, col))  // f32: half the warps' columns a chunk
           *reinterpret_cast<TD*>(buf + StoreChunk::offset(row - chunk_row, col - chunk_col)) = TD(scale * total[0][i]);
       }
       fence_proxy_async_shared();  // the writes, visible to the TMA
