@@ -256,6 +256,7 @@ TEST(GemmCostModelTable, CommittedRowsAreWellFormed) {
 
 TEST(GemmCostModelTable, CoversExactlyTheCompiledGrid) {
   // Only meaningful where a target's whole grid is compiled (a GPU preset without FLY_GEMM_FILTER).
+  // With the cells on trial (FLY_GEMM_TRIAL) only the rows are checked against the variants.
   if (FLY_TEST_FULL_GEMM_GRID == 0) GTEST_SKIP() << "FLY_GEMM_FILTER narrows the grid";
   auto const variants = fly::dispatch::gemm_variants();
   auto const model = fly::dispatch::gemm_cost_model();
@@ -264,8 +265,13 @@ TEST(GemmCostModelTable, CoversExactlyTheCompiledGrid) {
     bool modelled_target = false;
     for (const GemmCostModel& row : model) modelled_target = modelled_target || row.target == v.target;
     if (!modelled_target) continue;
-    EXPECT_NE(fly::dispatch::find_gemm_cost_model(model, v.target, v.name), nullptr)
-        << v.name << " has no cost-model row: refit with tools/gemm_cost_model.py";
+    if (FLY_TEST_GEMM_TRIAL == 0) {
+      EXPECT_NE(fly::dispatch::find_gemm_cost_model(model, v.target, v.name), nullptr)
+          << v.name << " has no cost-model row: refit with tools/gemm_cost_model.py";
+    } else if (fly::dispatch::find_gemm_cost_model(model, v.target, v.name) == nullptr) {
+      // the cells on trial have none until they join the grid; the build without them checks the grid
+      std::printf("no cost-model row (a cell on trial?): %s\n", v.name);
+    }
     ++checked;
   }
   for (const GemmCostModel& row : model) {
