@@ -80,46 +80,4 @@ TEST(GemmTmaStore, EachWarpStoreTakesTheFewestWavefronts) {
     }
 }
 
-
-// The write pattern of the transposed 128x64 tile (`:t`), written out here from the wgmma fragment:
-// thread t's value i = 4j + 2h + c is the tile's row 8j + 2 (t % 4) + c, column 16 (t / 32) +
-// (t % 32) / 4 + 8h (its rows are D's columns). Staged chunk (r, cc) by chunk (rows 64 r ..,
-// columns cols * cc ..) from values 32 r .. 32 r + 31 of the threads whose columns fall in it,
-// every byte of every chunk is written once, where the TMA reads that row and column, and each
-// warp's store of one value takes one wavefront. (That the kernel's own chunk walk is this one:
-// GemmVariantsCuda.TransposedTmaStoreChunksCoverTheTile.)
-template <class TD>
-void expect_transposed_chunks_hold_the_tile() {
-  using Chunk = TmaStoreChunk<TD>;
-  constexpr int elem = int(sizeof(TD)), col_chunks = 64 / Chunk::cols;
-  for (int r = 0; r < 2; ++r)
-    for (int cc = 0; cc < col_chunks; ++cc) {
-      std::vector<int> writes(Chunk::bytes, 0);
-      for (int i = 32 * r; i < 32 * r + 32; ++i)
-        for (int warp = 0; warp < 4; ++warp) {
-          std::vector<std::set<int>> words(32);
-          for (int lane = 0; lane < 32; ++lane) {
-            const int row = 8 * (i / 4) + 2 * (lane % 4) + i % 2, col = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
-            if (col / Chunk::cols != cc) continue;
-            const int at = Chunk::offset(row - 64 * r, col - Chunk::cols * cc);
-            const int64_t linear = unswizzle(at);
-            EXPECT_EQ(linear / Chunk::row_bytes, row - 64 * r) << "value " << i << " of thread " << 32 * warp + lane;
-            EXPECT_EQ(linear % Chunk::row_bytes, (col - Chunk::cols * cc) * elem) << "value " << i;
-            for (int b = 0; b < elem; ++b) ++writes[size_t(at + b)];
-            words[size_t(at / 4 % 32)].insert(at / 4);
-          }
-          size_t most = 0;
-          for (const auto& w : words) most = std::max(most, w.size());
-          EXPECT_LE(most, 1u) << "warp " << warp << " value " << i << " chunk " << r << ", " << cc;
-        }
-      for (int b = 0; b < Chunk::bytes; ++b) EXPECT_EQ(writes[size_t(b)], 1) << "chunk " << r << ", " << cc << " byte " << b;
-    }
-}
-
-TEST(GemmTmaStore, TransposedChunksHoldTheTileInOneWavefrontAStore) {
-  expect_transposed_chunks_hold_the_tile<fly::bfloat16>();
-  expect_transposed_chunks_hold_the_tile<fly::half>();
-  expect_transposed_chunks_hold_the_tile<float>();
-}
-
 }  // namespace

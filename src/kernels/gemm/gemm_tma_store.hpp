@@ -5,9 +5,6 @@
 // thread writes its fragment's two adjacent columns as one 4- or 8-byte store; under the swizzle
 // the eight rows a warp writes per instruction fall in different 16-byte chunks, so bf16 and f16
 // pairs take one shared-memory wavefront and f32 pairs two (the least for 256 bytes).
-// The transposed 128x64 tile (`:t`) holds D's columns as its fragment's rows: a thread's adjacent
-// values are adjacent rows, written one at a time (offset), 4 rows x 16 or 32 bytes a warp
-// instruction, one wavefront either way.
 // Plain C++ beside the kernel: test/kernels/test_gemm_tma_store.cpp checks the layout on the host.
 #pragma once
 
@@ -23,13 +20,12 @@ struct TmaStoreChunk {
   static constexpr int cols = row_bytes / elem_bytes;  // columns of D a chunk holds
   static constexpr int pairs_per_row = cols / 8;             // a thread's column pairs per fragment row
 
-  // Byte offset in the chunk of its row `row`, column `col` (the 128-byte swizzle).
-  FLY_HD static int offset(int row, int col) { return Swizzle<3, 4, 3>{}(row * row_bytes + col * elem_bytes); }
-
   // Byte offset in the chunk of thread t's pair (jj, h), t in [0, 128): its wgmma D fragment puts the
   // pair at row 16 (t / 32) + (t % 32) / 4 + 8 h and columns 8 jj + 2 (t % 4) + {0, 1} of the chunk.
   FLY_HD static int pair_offset(int t, int jj, int h) {
-    return offset(16 * (t / 32) + (t % 32) / 4 + 8 * h, 8 * jj + 2 * (t % 4));
+    const int row = 16 * (t / 32) + (t % 32) / 4 + 8 * h;
+    const int col = 8 * jj + 2 * (t % 4);
+    return Swizzle<3, 4, 3>{}(row * row_bytes + col * elem_bytes);
   }
 };
 

@@ -6,13 +6,12 @@
 // and BN rows x 128 bytes of K) per k-tile of every tile into a ring of Stages stages: a "full"
 // mbarrier per stage counts the bytes landing, an "empty" one the consumer warpgroups done with
 // it. The producer runs on into the next tile while the consumers store the last one. Warpgroups
-// 1 .. BM/64 (transposed: 1) are the consumers: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
+// 1 .. BM/64 are the consumers: consumer w computes rows 64 w .. 64 w + 63 of the tile with wgmma
 // m64nNk32 (A's rows as wgmma's M, B's rows as its N: N = BN for BN = 64, 128 or 192, else two
 // sub-tiles of 128), both operands read from the 128-byte swizzled K-major stages. With two
 // consumers (BM = 128) the producer gives most of its registers to them (setmaxnreg); with one
 // (BM = 64, decode shapes: no 128-row tile is half empty) each of the 256 threads has up to 255
-// already. Transposed (`:t`, 128x64 tiles, on trial), one consumer warpgroup computes the whole
-// tile with B's 64 rows as wgmma's M and A's 128 as its N (below, `transposed`).
+// already.
 //
 // fp32 accumulation: each sub-tile's k-tile (128 of K, four k-steps) runs into a partial
 // accumulator (its first wgmma overwrites it, scale-d = 0) that is then added into the sub-tile's
@@ -75,27 +74,19 @@
 
 namespace fly::kernels {
 
-template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1,
-          bool Transposed_ = false>
+template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1>
 struct GemmWgmmaWsBlock {
   static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_, cluster_n = ClusterN_;
   static constexpr int split_k = SplitK_;
   static constexpr int multicast = cluster_m * cluster_n;  // blocks sharing each other's loads
   static constexpr int cluster = multicast * split_k;      // blocks launched together
   static constexpr bool tma_store = TmaStore_;
-  // Transposed (cells spelled `:t`, 128x64 tiles only): one consumer warpgroup computes the tile as
-  // D^T = B A^T, B's 64 rows as wgmma's M and A's 128 rows as its N (m64n128k32, cuBLASLt's form of
-  // this tile), where two warpgroups of m64n64k32 read 128 bytes of shared memory a tensor cycle,
-  // the SM's whole bandwidth, and m64n128k32 reads 96. Its fragment holds D's columns as rows, so
-  // D is stored (or staged for the TMA store) element by element; no split-K.
-  static constexpr bool transposed = Transposed_;
   using TA = float8_e4m3fn;
   // one wgmma N up to 192 (N = 192: 96 totals and one partial fit beside each other), else 128-wide sub-tiles
   static constexpr int sub_n = BN <= 128 || BN == 192 ? BN : 128, subs = BN / sub_n;
-  using Mma = WgmmaTile<transposed ? BM : sub_n>;
+  using Mma = WgmmaTile<sub_n>;
   static constexpr int acc_size = Mma::acc_size;
-  static_assert(BM == 64 || BM == 128,
-                "GemmWgmmaWsBlock: one or two consumer warpgroups of 64 rows of A (BM = 64 or 128), or one of 128 transposed");
+  static_assert(BM == 64 || BM == 128, "GemmWgmmaWsBlock: one or two consumer warpgroups of 64 rows of A (BM = 64 or 128)");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256,
                 "GemmWgmmaWsBlock: BN is 64, 128, 192 (one wgmma N) or 256 (two N = 128 sub-tiles; a box <= 256 rows)");
   static_assert(Stages >= 2, "GemmWgmmaWsBlock: a ring needs two stages");
@@ -105,10 +96,7 @@ struct GemmWgmmaWsBlock {
                 "GemmWgmmaWsBlock: a tile's K split over a cluster of 2 or 4 blocks, without multicast or the TMA store");
   static_assert((BN / cluster_m) % 8 == 0 && (BM / cluster_n) % 8 == 0,
                 "GemmWgmmaWsBlock: each block's multicast slice is whole 8-row swizzle atoms");
-  static_assert(!transposed || (BM == 128 && BN == 64 && split_k == 1),
-                "GemmWgmmaWsBlock: the transposed tile is 128x64, without split-K");
-  static constexpr int consumers = transposed ? 1 : BM / 64;
-  static constexpr int warpgroup_rows = BM / consumers;  // of D, a consumer warpgroup's
+  static constexpr int consumers = BM / 64;
   static constexpr int threads = 128 * (consumers + 1);
   // CUTLASS's split for one producer and two consumer warpgroups: 40 + 2 x 232 registers a thread
   // add up to the 168 each of the 384 threads gets at launch (65536 / 384, in units of 8). With one
@@ -164,24 +152,13 @@ struct GemmWgmmaWsBlock {
   }
   static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
 
-  // The transposed tile's TMA-store chunks (store_by_tma_transposed): chunk c holds D's rows
-  // StoreChunk::rows (c / store_col_chunks) .. and columns StoreChunk::cols (c % store_col_chunks)
-  // .. of the tile, which are fragment values chunk_value(c, v), v < store_chunk_values, of the
-  // threads whose fragment column lies in_chunk.
-  static constexpr int store_col_chunks = BN / StoreChunk::cols, store_row_chunks = BM / StoreChunk::rows;
-  static constexpr int store_chunk_values = acc_size / store_row_chunks;  // 8 rows a k-group of 4 values
-  FLY_HOST_DEVICE static constexpr int chunk_value(int c, int v) { return c / store_col_chunks * store_chunk_values + v; }
-  FLY_HOST_DEVICE static constexpr bool in_chunk(int c, int col) { return col / StoreChunk::cols == c % store_col_chunks; }
-
-  // Where consumer thread t's total[sub][i] lands in its warpgroup's tile of D (row and column from
-  // the warpgroup's first): wgmma's D fragment puts i = 4j + 2h + c at row 16 warp + lane / 4 + 8h,
-  // column 8j + 2 (lane % 4) + c of sub-tile `sub`; transposed, the fragment's rows are D's
-  // columns and its columns D's rows (a 128 x 64 tile).
+  // Where consumer thread t's total[sub][i] lands in its warpgroup's 64 x BN tile of D (row and
+  // column from the warpgroup's first): wgmma's D fragment puts i = 4j + 2h + c at row 16 warp +
+  // lane / 4 + 8h, column 8j + 2 (lane % 4) + c of sub-tile `sub`.
   FLY_HOST_DEVICE static constexpr void fragment_position(int t, int sub, int i, int& row, int& col) {
     const int warp = t / 32, lane = t % 32;
-    const int fragment_row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), fragment_col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-    row = transposed ? fragment_col : fragment_row;
-    col = transposed ? fragment_row : sub * sub_n + fragment_col;
+    row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+    col = sub * sub_n + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
   }
 
 #if defined(__CUDACC__)
@@ -332,9 +309,8 @@ struct GemmWgmmaWsBlock {
     // built from it in uniform registers (wgmma reads them there)
     const int group = __shfl_sync(0xffffffff, thr / 128, 0);
     const uint32_t ring = detail::smem_u32(smem);
-    const uint32_t m_side = transposed ? ring + a_bytes : ring + group * 64 * 128, n_side = transposed ? ring : ring + a_bytes;
-    const StageZero desc{gmma::make_smem_desc(m_side, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128),
-                         gmma::make_smem_desc(n_side, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128)};
+    const StageZero desc{gmma::make_smem_desc(ring + group * 64 * 128, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128),
+                         gmma::make_smem_desc(ring + a_bytes, 16, Mma::row_group_bytes, gmma::SmemSwizzle::b128)};
     // Left undefined: every k-tile's first wgmma overwrites its partial (scale-d = 0). Zeroed here,
     // the compiler shares one zero register among the partials and later reads it as 0.0 (for
     // the totals), a non-wgmma read of an accumulator in flight (C7514, serialised wgmmas).
@@ -364,7 +340,7 @@ FLY_UNROLL
         // wrote past D's last column where a box straddled it (the H100, 2026-12-05: D(0, 261) of a
         // 261-column D with 272-element rows), so the boxes are never left to clip.
         const int rows0 = m0 + group * 64;
-        if (map_d != nullptr && rows0 + warpgroup_rows <= p.m && n0 + BN <= p.n) {
+        if (map_d != nullptr && rows0 + 64 <= p.m && n0 + BN <= p.n) {
           store_by_tma(total, p, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored, rows0,
                        n0, thr % 128, group);
           continue;
@@ -379,9 +355,9 @@ FLY_UNROLL
   }
 
   // The wgmma descriptors of stage 0's tiles: a, wgmma's M side (the consumer warpgroup's 64 rows
-  // of A; transposed, B's 64 rows), and b, its N side (B's first row; transposed, A's). Every other
-  // stage and k-step is an offset from them (gmma::smem_desc_plus): a wgmma's operands cost an add
-  // each instead of an encoding (a shift, two masks and a move per operand).
+  // of A), and b, its N side (B's first row). Every other stage and k-step is an offset from them
+  // (gmma::smem_desc_plus): a wgmma's operands cost an add each instead of an encoding (a shift,
+  // two masks and a move per operand).
   struct StageZero {
     uint64_t a, b;
   };
@@ -529,7 +505,7 @@ FLY_UNROLL
   };
 
   // The TMA-store epilogue (beta = 0; a tile wholly inside D, which consume checks): the warpgroup's
-  // 64 x BN (transposed: 128 x 64) scaled totals into D from row m0, column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
+  // 64 x BN scaled totals into D from row m0, column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
   // at `buffers`, alternating over all of its tiles (`stored`: chunks so far, advanced). Thread 0 of
   // the warpgroup issues the boxes; before a buffer is refilled, the box stored from it two chunks
   // earlier (this tile's or the previous one's) has been read.
@@ -537,10 +513,6 @@ FLY_UNROLL
                                       CUtensorMap const* map_d, unsigned char* buffers, uint32_t& stored, int m0,
                                       int n0, int t, int group) {
     const float scale = epilogue_scale(p);  // beta is 0: the launcher gives no map otherwise
-    if constexpr (transposed) {
-      store_by_tma_transposed(total, scale, map_d, buffers, stored, m0, n0, t);
-      return;
-    }
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
@@ -564,50 +536,11 @@ FLY_UNROLL
     }
   }
 
-  // The same for the transposed 128 x 64 tile: chunk (rows 64 r, columns `cols` c) takes the values
-  // of fragment rows 32 r .. 32 r + 31 (D's rows 64 r ..) in the columns of chunk c, each written
-  // alone (a thread's adjacent values are adjacent rows of D), every warp instruction 4 rows x 16
-  // or 32 bytes: one wavefront (test/kernels/test_gemm_tma_store.cpp).
-  __device__ static void store_by_tma_transposed(float const (&total)[subs][acc_size], float scale,
-                                                 CUtensorMap const* map_d, unsigned char* buffers, uint32_t& stored,
-                                                 int m0, int n0, int t) {
-FLY_UNROLL
-    for (int c = 0; c < store_row_chunks * store_col_chunks; ++c, ++stored) {
-      const int chunk_row = c / store_col_chunks * StoreChunk::rows, chunk_col = c % store_col_chunks * StoreChunk::cols;
-      unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
-      if (t == 0) tma_store_wait_read<1>();
-      sync_warpgroup(0);  // buf is free
-FLY_UNROLL
-      for (int v = 0; v < store_chunk_values; ++v) {
-        const int i = chunk_value(c, v);
-        int row, col;
-        fragment_position(t, 0, i, row, col);
-        if (in_chunk(c, col))  // f32: half the warps' columns a chunk
-          *reinterpret_cast<TD*>(buf + StoreChunk::offset(row - chunk_row, col - chunk_col)) = TD(scale * total[0][i]);
-      }
-      fence_proxy_async_shared();  // the writes, visible to the TMA
-      sync_warpgroup(0);           // ... from every thread of the warpgroup
-      if (t == 0) {
-        SM90_TMA_STORE_2D::copy(map_d, buf, n0 + chunk_col, m0 + chunk_row);
-        tma_store_commit();
-      }
-    }
-  }
-
-  // The warpgroup's 64 x BN totals (transposed: the 128 x 64 tile's) into D from row m0, column n0,
-  // each where fragment_position puts it. Split over K, only the slice this block (rank) finished.
+  // The warpgroup's 64 x BN totals into D from row m0, column n0, each where fragment_position puts
+  // it. Split over K, only the slice this block (rank) finished.
   __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t,
                                int rank) {
     const float scale = epilogue_scale(p);
-    if constexpr (transposed) {  // a thread's adjacent values lie in adjacent rows: one at a time
-FLY_UNROLL
-      for (int i = 0; i < acc_size; ++i) {
-        int row, col;
-        fragment_position(t, 0, i, row, col);
-        if (m0 + row < p.m && n0 + col < p.n) store_value<TD>(p, scale, m0 + row, n0 + col, total[0][i]);
-      }
-      return;
-    }
     const bool pairs =
         p.beta == 0.f && p.ldd % 2 == 0 && reinterpret_cast<uintptr_t>(p.d) % sizeof(Pair) == 0;
 FLY_UNROLL

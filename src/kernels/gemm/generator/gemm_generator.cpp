@@ -145,7 +145,6 @@ struct Cell {
   int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x4, ...: the persistent block's multicast)
   bool tma_store = false;            // :st, D stored through shared memory by TMA boxes (the persistent block's epilogue)
   int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent block)
-  bool transposed = false;           // :t, the persistent 128x64 tile as D^T = B A^T on one consumer warpgroup
   int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
@@ -153,14 +152,13 @@ struct Cell {
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
            "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string()) +
            (split_k > 1 ? "_k" + std::to_string(split_k) : std::string()) +
-           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (transposed ? "_t" : "") +
-           (tma_store ? "_st" : "");
+           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? "_st" : "");
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:t][:st]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:st]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:t)?(:st)?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:st)?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -175,8 +173,7 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.cluster_n = m[10].matched ? std::stoi(m[10]) : 1;
   cell.split_k = m[11].matched ? std::stoi(m[11]) : 1;
   cell.min_blocks = m[12].matched ? std::stoi(m[12]) : 0;
-  cell.transposed = m[13].matched;
-  cell.tma_store = m[14].matched;
+  cell.tma_store = m[13].matched;
   // (:k1 would drop out of the name, a second cell of the same name)
   return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1 &&
          (!m[11].matched || cell.split_k >= 2);
@@ -242,13 +239,9 @@ std::string check_wgmma_tma(const Cell& cell) {
 // consumer warpgroup within shared memory.
 std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
   if (cell.ab != "e4m3fn") return "the warp-specialised wgmma block computes e4m3fn only";
-  if (cell.transposed) {
-    if (cell.bm != 128 || cell.bn != 64 || cell.wm != 4 || cell.wn != 1 || cell.wk != 1 || cell.split_k != 1)
-      return ":t: the transposed warp-specialised tile is 128x64x128:4x1 (one consumer warpgroup), without :k";
-  } else if (!((cell.bm == 64 && cell.wm == 4) || (cell.bm == 128 && cell.wm == 8)) || cell.wn != 1 || cell.wk != 1) {
+  if (!((cell.bm == 64 && cell.wm == 4) || (cell.bm == 128 && cell.wm == 8)) || cell.wn != 1 || cell.wk != 1)
     return "the warp-specialised block is one or two consumer warpgroups of 64 rows of A: tile 64xBNx128:4x1 or "
            "128xBNx128:8x1";
-  }
   if (cell.bn != 64 && cell.bn != 128 && cell.bn != 192 && cell.bn != 256)
     return "BN=" + std::to_string(cell.bn) +
            ": the warp-specialised block's N is one wgmma N (64, 128, 192) or two N=128 sub-tiles (256)";
@@ -264,7 +257,7 @@ std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
     return ":k" + std::to_string(cell.split_k) +
            ": a split-K cluster shares no loads and stores D directly: no :c cluster or :st beside it";
   align_elems = 16;
-  const int consumers = cell.transposed ? 1 : cell.bm / 64, stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
+  const int consumers = cell.bm / 64, stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
   const int store_chunks = cell.tma_store ? consumers * 2 * 64 * 128 : 0;  // GemmWgmmaWsBlock::store_bytes
   // GemmWgmmaWsBlock::exchange_bytes: the other blocks' copies of this block's slice of a consumer
   // thread's BN / 2 floats, and two barriers per consumer warpgroup
@@ -472,10 +465,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   } else if (copy.ws) {
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
       << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d);
-    // TmaStore, SplitK and Transposed, as far as the last one spelled
-    if (cell.tma_store || cell.split_k > 1 || cell.transposed) f << (cell.tma_store ? ", true" : ", false");
-    if (cell.split_k > 1 || cell.transposed) f << ", " << cell.split_k;
-    if (cell.transposed) f << ", true";
+    if (cell.tma_store || cell.split_k > 1) f << (cell.tma_store ? ", true" : ", false");  // TmaStore, when spelled or before SplitK
+    if (cell.split_k > 1) f << ", " << cell.split_k;
     f << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
@@ -578,10 +569,6 @@ int main(int argc, char** argv) {
         if (cell.cluster_m * cell.cluster_n != 1 && !kCopies.at(cell.copy).ws) {
           emit.reject(cell.name(), "clusters (:c" + std::to_string(cell.cluster_m) + "x" + std::to_string(cell.cluster_n) +
                                        ") are the persistent block's (tmaws)");
-          continue;
-        }
-        if (cell.transposed && !kCopies.at(cell.copy).ws) {
-          emit.reject(cell.name(), "the transposed tile (:t) is the persistent block's (tmaws); the wgmma and tma cells are always transposed");
           continue;
         }
         if (cell.split_k != 1 && !kCopies.at(cell.copy).ws) {
