@@ -311,29 +311,44 @@ TEST(GemmVariantsCuda, TmaStoreEpilogueWritesExactlyD) {
   if (checked == 0) GTEST_SKIP() << "SKIPPED: no TMA-store (_st) variant compiled in (they are on trial: FLY_GEMM_TRIAL=ON)";
 }
 
-// The persistent block's edge boxes (FLY_GEMM_EDGE_BOX=1; GemmWgmmaWsBlock::edge_box_rows,
-// a_rows_landing): for every M and every tile that starts inside it, each slice's box covers the
-// slice's rows inside M and stops at most 7 rows past them, no slice past M loads, and the bytes the
-// producer expects are exactly the boxes'. Host arithmetic only: runs without a GPU. The kernels
-// with the switch on are checked by `GEMM_ENVS=FLY_GEMM_EDGE_BOX=1 bash tools/h200_check.sh`.
+// The persistent block's edge boxes (GemmWgmmaWsBlock::edge_box_rows, slice_box_rows, which the
+// producer loads by, and a_rows_landing, the bytes it expects): for every M and every tile row,
+// inside M or past it (a block of a cluster along M), each block's box covers its slice's rows
+// inside M and stops at most 7 rows past them with the edge map, or is the whole slice without
+// one; no slice wholly past M loads; and the bytes every block expects are the boxes' sum. Host
+// arithmetic only: runs without a GPU. The kernels with the edge map off are checked by
+// `GEMM_ENVS=FLY_GEMM_EDGE_BOX=0 bash tools/h200_check.sh`.
 template <class Block>
 void check_edge_boxes() {
+  const int slice = Block::a_slice_rows;
   for (int64_t m = 1; m <= 1100; ++m) {
-    const int box = Block::edge_box_rows(m);
-    if (m % Block::a_slice_rows != 0) {
-      EXPECT_GE(box, m % Block::a_slice_rows) << "M = " << m;
-      EXPECT_LE(box, Block::a_slice_rows) << "M = " << m;
-      EXPECT_EQ(box % 8, 0) << "M = " << m;
-    }
-    for (int64_t m0 = 0; m0 < m; m0 += Block::BM) {
-      int64_t expected = 0;
-      for (int j = 0; j < Block::cluster_n; ++j) {
-        const int64_t inside = std::clamp<int64_t>(m - (m0 + int64_t(j) * Block::a_slice_rows), 0, Block::a_slice_rows);
-        expected += inside == Block::a_slice_rows ? inside : inside > 0 ? box : 0;
-        EXPECT_LT(inside == Block::a_slice_rows ? 0 : (inside > 0 ? box - inside : 0), 8) << "M = " << m;
+    for (int64_t m0 = 0; m0 < m + 2 * Block::BM; m0 += Block::BM) {
+      for (bool edge_map : {true, false}) {
+        int64_t landing = 0;
+        for (int rank = 0; rank < Block::cluster_n; ++rank) {
+          const int64_t first = m0 + int64_t(rank) * slice;  // the slice's first row
+          const int64_t inside = std::clamp<int64_t>(m - first, 0, slice);
+          const int rows = Block::slice_box_rows(m, m0, rank, edge_map);
+          auto at = [&] {
+            return "M = " + std::to_string(m) + ", tile row " + std::to_string(m0) + ", rank " + std::to_string(rank) +
+                   (edge_map ? ", edge map" : ", no edge map");
+          };
+          EXPECT_GE(rows, inside) << at();  // every row inside M lands
+          if (inside == 0) EXPECT_EQ(rows, 0) << at();  // nothing for a slice wholly past M
+          if (inside == slice) EXPECT_EQ(rows, slice) << at();
+          if (inside > 0 && inside < slice) {
+            if (edge_map) {
+              EXPECT_LT(rows - inside, 8) << at();  // whole 8-row swizzle atoms, no more
+              EXPECT_EQ(rows % 8, 0) << at();
+              EXPECT_LE(rows, slice) << at();
+            } else {
+              EXPECT_EQ(rows, slice) << at();  // a whole box, zero-filled past M
+            }
+          }
+          landing += rows;
+        }
+        EXPECT_EQ(Block::a_rows_landing(m, m0, edge_map), landing) << "M = " << m << ", tile row " << m0;
       }
-      EXPECT_EQ(Block::a_rows_landing(m, m0), expected) << "M = " << m << ", tile row " << m0;
-      EXPECT_GE(Block::a_rows_landing(m, m0), std::min<int64_t>(Block::BM, m - m0)) << "M = " << m;
     }
   }
 }
@@ -344,11 +359,15 @@ TEST(GemmVariantsCuda, EdgeBoxesCoverExactlyTheRowsInsideM) {
   check_edge_boxes<GemmWgmmaWsBlock<64, 64, 12, 1, 4, fly::bfloat16, false>>();   // A over four
   check_edge_boxes<GemmWgmmaWsBlock<128, 256, 4, 2, 1, fly::bfloat16, false>>();  // B over two: A whole
   check_edge_boxes<GemmWgmmaWsBlock<64, 64, 12, 1, 1, float, false>>();
-  // the numbers behind docs/gemm.md's M = 96 case: a 32-row box for the second block's slice
+  // the numbers behind docs/gemm.md's M = 96 case: a 32-row box for the second block's slice;
+  // and M = 64, where the second block's slice lies wholly past M and loads nothing
   using C1x2 = GemmWgmmaWsBlock<128, 64, 8, 1, 2, fly::bfloat16, true>;
   EXPECT_EQ(C1x2::edge_box_rows(96), 32);
-  EXPECT_EQ(C1x2::a_rows_landing(96, 0), 96);
-  EXPECT_EQ(C1x2::a_rows_landing(128, 0), 128);
+  EXPECT_EQ(C1x2::a_rows_landing(96, 0, true), 96);
+  EXPECT_EQ(C1x2::a_rows_landing(96, 0, false), 128);
+  EXPECT_EQ(C1x2::a_rows_landing(128, 0, true), 128);
+  EXPECT_EQ(C1x2::a_rows_landing(64, 0, false), 64);
+  EXPECT_EQ(C1x2::a_rows_landing(192, 128, true), 64);
 }
 
 // The persistent block's direct store (GemmWgmmaWsBlock::fragment_position): the 128 consumer

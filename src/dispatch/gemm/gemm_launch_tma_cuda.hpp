@@ -73,13 +73,13 @@ void make_gemm_store_map(const fly::dispatch::GemmProblem& problem, GemmTmaArgs&
 
 // A's edge map for a persistent Block (GemmWgmmaWsBlock): where M is not a whole number of the
 // block's A slices, boxes of only the rows up to M's next 8 (Block::edge_box_rows) for the slice
-// that M cuts, so that the TMA does not zero-fill the rest of a whole box. Off unless
-// FLY_GEMM_EDGE_BOX=1 until a GPU run has timed it (docs/gemm.md, "Eleventh session": the
-// 64-column cells ran M = 96 in 1.15x their time at M = 128). Where the driver cannot encode
-// it, the block loads whole boxes (a_by_edge false).
+// that M cuts, so that the TMA does not zero-fill the rest of a whole box (the H100 run of
+// 2026-12-05, docs/gemm.md "Thirteenth session": the best cell 1.05-1.17x faster where M cuts a
+// tile, the same elsewhere). FLY_GEMM_EDGE_BOX=0 turns it off, to time against. Where the driver
+// cannot encode it, the block loads whole boxes (a_by_edge false).
 template <class Block>
 void make_gemm_edge_map(const fly::dispatch::GemmProblem& problem, GemmTmaArgs& args) {
-  static const bool on = dispatch::env_switch("FLY_GEMM_EDGE_BOX", false);
+  static const bool on = dispatch::env_switch("FLY_GEMM_EDGE_BOX", true);
   if (!on || problem.m % Block::a_slice_rows == 0) return;
   TmaBox2d box{problem.A, problem.m, problem.k, problem.lda, Block::edge_box_rows(problem.m), Block::box_cols};
   args.a_by_edge = try_make_tma_desc_2d(&args.a_edge, box);

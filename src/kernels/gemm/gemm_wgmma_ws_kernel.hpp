@@ -135,19 +135,25 @@ struct GemmWgmmaWsBlock {
   // 128, B as N x K in boxes of BN / ClusterM x 128 (a block's multicast slice, or the whole tile).
   static constexpr int a_slice_rows = BM / cluster_n, b_slice_rows = BN / cluster_m;
   static constexpr int a_box_rows = a_slice_rows, b_box_rows = b_slice_rows, box_cols = 128;
-  // The edge map's box (the launcher's, where M is not a whole number of A slices and the switch
-  // is on): the rows of A past the last whole slice, in whole 8-row swizzle atoms. A slice that M
-  // cuts is loaded with it instead of a full box whose rows past M the TMA would zero-fill; the
-  // smem rows after it keep stale bytes, which only reach D's rows past M, never stored.
+  // The edge map's box (the launcher's, where M is not a whole number of A slices): the rows of A
+  // past the last whole slice, in whole 8-row swizzle atoms. A slice that M cuts is loaded with it
+  // instead of a full box whose rows past M the TMA would zero-fill (nearly as slow as loading them:
+  // 128x128:s6:st ran M = 192 x 8192^2 in 43.4 us so, 34.5 with the edge box; docs/gemm.md
+  // "Thirteenth session"); the smem rows after it keep stale bytes, which only reach D's rows past
+  // M, never stored.
   FLY_HOST_DEVICE static constexpr int edge_box_rows(int64_t m) { return int((m % a_slice_rows + 7) / 8 * 8); }
-  // A's rows that land in each block's stage for a tile at row m0: every slice inside M in full,
-  // the slice M cuts as its edge box, none of a slice wholly past M.
-  FLY_HOST_DEVICE static constexpr int a_rows_landing(int64_t m, int64_t m0) {
+  // The rows of A that the block of cluster rank `rank` loads for a tile at row m0 (its slice of
+  // the shared tile; the whole tile without a cluster along N): a whole box for a slice inside M;
+  // for the slice M cuts, the edge box (edge_map: the launcher made one) or a whole box the TMA
+  // zero-fills past M; none for a slice wholly past M.
+  FLY_HOST_DEVICE static constexpr int slice_box_rows(int64_t m, int64_t m0, int rank, bool edge_map) {
+    const int64_t left = m - (m0 + int64_t(cluster_n > 1 ? rank : 0) * a_slice_rows);  // the slice's rows inside M
+    return left >= a_slice_rows ? a_slice_rows : left <= 0 ? 0 : edge_map ? edge_box_rows(m) : a_slice_rows;
+  }
+  // A's rows that land in each block's stage for a tile at row m0: every block's slice.
+  FLY_HOST_DEVICE static constexpr int a_rows_landing(int64_t m, int64_t m0, bool edge_map) {
     int rows = 0;
-    for (int j = 0; j < cluster_n; ++j) {
-      const int64_t left = m - (m0 + int64_t(j) * a_slice_rows);
-      rows += left >= a_slice_rows ? a_slice_rows : left > 0 ? edge_box_rows(m) : 0;
-    }
+    for (int j = 0; j < cluster_n; ++j) rows += slice_box_rows(m, m0, j, edge_map);
     return rows;
   }
   static constexpr int group_m = 8;  // GemmTileScheduler's group of M-tiles
@@ -167,8 +173,8 @@ struct GemmWgmmaWsBlock {
   // smem: smem_bytes of dynamic shared memory. Every thread of the block calls run; the grid is
   // `blocks` blocks, this one `block`. map_d: D's tensor map for the TMA-store epilogue, or null
   // (the direct stores; always null without TmaStore).
-  // map_a_edge: A in boxes of edge_box_rows(M) rows, or null (every A box whole, the TMA
-  // zero-filling rows past M).
+  // map_a_edge: A in boxes of edge_box_rows(M) rows for the slice M cuts, or null (that slice in a
+  // whole box, the TMA zero-filling its rows past M). A slice wholly past M is never loaded.
   __device__ static void run(CUtensorMap const& map_a, CUtensorMap const* map_a_edge, CUtensorMap const& map_b,
                              CUtensorMap const* map_d, GemmParams const& p, unsigned char* smem_in, int block,
                              int blocks, int thr) {
@@ -272,14 +278,15 @@ struct GemmWgmmaWsBlock {
     for (int64_t i = 0; i < work.count(); ++i) {
       int m0, n0;
       work.coord(i, m0, n0);
-      // this block's slice of A: a whole box, the edge box, or nothing past M (edge maps only)
+      // this block's slice of A (slice_box_rows): a whole box, the edge box, or nothing past M
+      const bool edge_map = map_a_edge != nullptr;
       const int slice = cluster_n > 1 ? work.rank * a_slice_rows : 0;
-      const int slice_rows_in_m = m - (m0 + slice);  // <= 0: the slice lies past M
-      const bool edge = map_a_edge != nullptr && m0 + BM > m;
-      CUtensorMap const* a_map = edge && slice_rows_in_m < a_slice_rows ? map_a_edge : &map_a;
-      const bool a_load = !edge || slice_rows_in_m > 0;
-      // every block's slices; boxes past M, N, K count in full
-      const uint32_t bytes = edge ? uint32_t(a_rows_landing(m, m0)) * 128 + b_bytes : uint32_t(stage_bytes);
+      const int a_rows = slice_box_rows(m, m0, work.rank, edge_map);
+      const bool a_load = a_rows > 0;
+      CUtensorMap const* a_map = a_rows == a_slice_rows ? &map_a : map_a_edge;
+      // every block's slices; boxes past N and K count in full
+      const uint32_t bytes =
+          m0 + BM > m ? uint32_t(a_rows_landing(m, m0, edge_map)) * 128 + b_bytes : uint32_t(stage_bytes);
       for (int kt = 0; kt < work.k_tiles; ++kt, ++it) {
         const uint32_t s = it % Stages;
         if (it >= Stages) mbarrier::wait(&empty[s], (it / Stages - 1) & 1);  // k-tile it - Stages is consumed
