@@ -33,6 +33,7 @@
 #include "fly/arch/grid_dependency_sm90.hpp"
 #include "fly/arch/mma_sm90_accumulate.hpp"
 #include "gemm_epilogue.hpp"
+#include "gemm_promoted_pairs.hpp"
 #include "gemm_tma_ring.hpp"
 #include "gemm_wgmma_epilogue.hpp"
 #include "gemm_wgmma_tile.hpp"
@@ -130,12 +131,10 @@ struct GemmWgmmaTmaBlock {
     if (let_next_start) launch_next_grid();  // the block's last loads are issued
   }
 
-  // Promotion as GemmWgmmaWsBlock::mainloop_overlapped does it, over chunks (128 of K each, 1, 2
-  // or 4 a k-tile) instead of k-tiles: chunk g runs into partial g % 2 (its first wgmma overwrites
-  // it) while chunk g - 1, done (wait_group 1), is added into the total. Nothing but wgmma defines
-  // a partial and only AddAccumulators reads one, so no compiler fence makes ptxas serialise the
-  // wgmmas (WgmmaTile::issue_promoted's fences did, C7515, in the cells of two or more chunks a
-  // k-tile). Straight-line pairs with the partials fixed at compile time, as there.
+  // Promotion over chunks (128 of K each, 1, 2 or 4 a k-tile) by run_promoted_pairs, as
+  // GemmWgmmaWsBlock::mainloop_overlapped runs it over k-tiles: nothing but wgmma defines a partial
+  // (WgmmaTile::issue_promoted's fences made ptxas serialise the wgmmas, C7515, in the cells of
+  // two or more chunks a k-tile).
   __device__ static void consume(GemmParams const& p, unsigned char* smem, uint64_t* full, uint64_t* empty, int m0,
                                  int n0, int k_tiles, int thr) {
     const int group = thr / 128;
@@ -149,47 +148,24 @@ FLY_UNROLL
     // compiler would define them outside wgmma (C7514, GemmWgmmaWsBlock::consume).
     float part[2][acc_size];
     uint32_t addr_a = 0, addr_b = 0;  // the current k-tile's stage
-    // Issues chunk g into cur (waiting for its k-tile's stage at the tile's first chunk); true where
-    // g starts a k-tile after the first, whose previous tile's stage frees once g - 1 is done.
-    auto issue = [&](int g, float(&cur)[acc_size]) {
-      const int kt = g / chunks, c = g % chunks;
-      if (c == 0) {
-        const int s = kt % Stages;
-        mbarrier::wait(&full[s], uint32_t(kt / Stages) & 1);
-        addr_a = detail::smem_u32(smem + s * stage_bytes);
-        addr_b = addr_a + a_bytes;
-      }
-      Mma::template issue_unfenced<BN, chunk_steps, 1, 0>(addr_b + b_rows, addr_a, c * chunk_steps, cur);
-      return c == 0 && kt > 0;
-    };
-    // tile kt - 1's batches are done: one arrival per warpgroup on this block's barrier frees its
-    // stage (relay() forwards it)
-    auto release = [&](int g) {
-      if (thr % 128 == 0) mbarrier::arrive(&empty[(g / chunks - 1) % Stages]);
-    };
-    auto step = [&](int g, float(&cur)[acc_size], float(&prev)[acc_size]) {
-      const bool frees = issue(g, cur);
-      gmma::warpgroup_wait<1>();  // prev's chunk is done, cur's runs on
-      if (frees) release(g);
-      gmma::AddAccumulators<acc_size>::add(total, prev);
-    };
     const int n = k_tiles * chunks;
-    if (n > 0) {
-      issue(0, part[0]);
-      int g = 1;
-      for (; g + 1 < n; g += 2) {
-        step(g, part[1], part[0]);
-        step(g + 1, part[0], part[1]);
-      }
-      if (g < n) {
-        step(g, part[1], part[0]);
-        gmma::warpgroup_wait<0>();
-        gmma::AddAccumulators<acc_size>::add(total, part[1]);
-      } else {
-        gmma::warpgroup_wait<0>();
-        gmma::AddAccumulators<acc_size>::add(total, part[0]);
-      }
-    }
+    run_promoted_pairs(
+        n, total, part,
+        [&](int g, float(&cur)[acc_size]) {  // chunk g, waiting for its k-tile's stage at the tile's first
+          const int kt = g / chunks, c = g % chunks;
+          if (c == 0) {
+            const int s = kt % Stages;
+            mbarrier::wait(&full[s], uint32_t(kt / Stages) & 1);
+            addr_a = detail::smem_u32(smem + s * stage_bytes);
+            addr_b = addr_a + a_bytes;
+          }
+          Mma::template issue_unfenced<BN, chunk_steps, 1, 0>(addr_b + b_rows, addr_a, c * chunk_steps, cur);
+        },
+        [&](int h) {  // chunk h - 1 is done: where it ended k-tile h / chunks - 1, one arrival per
+                      // warpgroup frees that tile's stage (relay() forwards it); never the last
+                      // tile's, which is not refilled
+          if (h % chunks == 0 && h < n && thr % 128 == 0) mbarrier::arrive(&empty[(h / chunks - 1) % Stages]);
+        });
     consumers_sync();  // every consumer is done with the stages: the epilogue reuses them
     Epilogue::template store<TD>(total, p, m0, n0, reinterpret_cast<float*>(smem), thr, [] { consumers_sync(); });
   }

@@ -66,6 +66,7 @@
 #include "fly/arch/grid_dependency_sm90.hpp"
 #include "fly/arch/mma_sm90_accumulate.hpp"
 #include "gemm_epilogue.hpp"
+#include "gemm_promoted_pairs.hpp"
 #include "gemm_tma_ring.hpp"
 #include "gemm_split_k.hpp"
 #include "gemm_tma_store.hpp"
@@ -390,45 +391,23 @@ FLY_UNROLL
   }
 
   // BN = sub_n: two partials, one k-tile's batch in flight while the previous one (done:
-  // wait_group 1) is added into the total, so the warpgroup always has tensor work queued; a stage
-  // is released one k-tile later than its batch was issued. `it`: the ring position, advanced.
+  // wait_group 1) is added into the total (run_promoted_pairs), so the warpgroup always has tensor
+  // work queued; a stage is released one k-tile later than its batch was issued. `it`: the ring
+  // position, advanced.
   __device__ static void mainloop_overlapped(float (&total)[acc_size], float (&part)[2][acc_size], StageZero const& desc,
                                              uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int thr) {
-    // Straight-line pairs, no "is there a previous batch" tests: ptxas proves the accumulator a
-    // step adds finished on every path only when every step is issue + wait_group 1 + add.
-    if (k_tiles == 0) return;
-    auto stage = [&] {
-      const uint32_t s = it % Stages;
-      mbarrier::wait(&full[s], (it / Stages) & 1);
-      return s * stage_bytes;  // the stage's offset in the ring
-    };
-    auto release_previous = [&] {  // the stage of the k-tile before `it`
-      if (thr % 128 == 0) mbarrier::arrive(&empty[(it + Stages - 1) % Stages]);
-    };
-    auto step = [&](float(&cur)[acc_size], float(&prev)[acc_size]) {
-      issue(desc, stage(), 0, cur);
-      gmma::warpgroup_wait<1>();  // prev's batch is done, cur's runs on
-      release_previous();
-      gmma::AddAccumulators<acc_size>::add(total, prev);
-      ++it;
-    };
-    issue(desc, stage(), 0, part[0]);
-    ++it;
-    int kt = 1;
-    for (; kt + 1 < k_tiles; kt += 2) {
-      step(part[1], part[0]);
-      step(part[0], part[1]);
-    }
-    if (kt < k_tiles) {
-      step(part[1], part[0]);
-      gmma::warpgroup_wait<0>();
-      release_previous();
-      gmma::AddAccumulators<acc_size>::add(total, part[1]);
-    } else {
-      gmma::warpgroup_wait<0>();
-      release_previous();
-      gmma::AddAccumulators<acc_size>::add(total, part[0]);
-    }
+    const uint32_t first = it;
+    run_promoted_pairs(
+        k_tiles, total, part,
+        [&](int g, float(&cur)[acc_size]) {
+          const uint32_t s = (first + g) % Stages;
+          mbarrier::wait(&full[s], ((first + g) / Stages) & 1);
+          issue(desc, s * stage_bytes, 0, cur);
+        },
+        [&](int h) {  // k-tile h - 1 is read: its stage is free
+          if (thr % 128 == 0) mbarrier::arrive(&empty[(first + h - 1) % Stages]);
+        });
+    it += uint32_t(k_tiles);
   }
 
   // Two sub-tiles (BN = 256) or one of 192: each sub-tile's k-tile drained (wait_group 0) and added
