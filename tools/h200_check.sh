@@ -9,6 +9,10 @@
 # tune.txt ($OUT/gemm_model_sm90a.tsv: commit it as src/dispatch/tuning/gemm_model_sm90a.tsv, and
 # the listing to docs/data). TUNE_DEADLINE (seconds from the start, default 540)
 # stops a tune that has not finished by then (tune.txt keeps the shapes done).
+# TUNE_ENVS="FLY_GEMM_EDGE_BOX=0 ..." (with TUNE=1 FLY_TUNE_ALL=1): after the tune, the same listing
+# again under each setting (commas join several variables), into tune_<setting>.txt, the table it
+# writes thrown away; also bounded by TUNE_DEADLINE. Compare: `python3 tools/tune_compare.py
+# tune.txt --against tune_<setting>.txt`.
 # TUNE_PA=1 likewise runs `fly_bench --tune-pa=src/dispatch/tuning/pa_decode_sm90a.tsv` (every
 # eligible paged-decode variant on every bench shape in each cache layout, each checked against the
 # host backend; a minute or two by estimate, not yet run), copies the new table to
@@ -219,6 +223,12 @@ if ((status == 0 || status == 3)) && [[ $tune == 1 ]]; then
   ((tune_left < 10)) && tune_left=10
   if timeout "$tune_left" build/cuda/bench/fly_bench --tune=src/dispatch/tuning/sm90a.tsv >"$out/tune.txt" 2>&1; then
     cp src/dispatch/tuning/sm90a.tsv "$out/sm90a.tsv"
+    for setting in ${TUNE_ENVS:-}; do  # the same binary, before the rebuild below
+      again_left=$(seconds_until "${TUNE_DEADLINE:-540}")
+      ((again_left < 10)) && { echo "not run: past TUNE_DEADLINE" >"$out/tune_${setting//[^A-Za-z0-9_]/_}.txt"; continue; }
+      env ${setting//,/ } timeout "$again_left" build/cuda/bench/fly_bench --tune="$logs/tune_again.tsv" \
+        >"$out/tune_${setting//[^A-Za-z0-9_]/_}.txt" 2>&1
+    done
     # FLY_TUNE_ALL's listing times every variant at every shape: the cost model is refitted from it
     # (the bench below runs with both; commit both, from a run of the whole grid only)
     sms=$(python3 -c 'import torch; print(torch.cuda.get_device_properties(0).multi_processor_count)' 2>/dev/null || echo 132)

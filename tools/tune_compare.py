@@ -9,6 +9,13 @@ A trial cell "wins" a shape where it is faster than every other cell that ran th
 the other cell's time over the trial cell's (above 1: the trial cell is faster). A narrowed run
 (GEMM_FILTER) times only some of the grid: --table adds the committed table's winner and its time
 from an earlier run (compare across runs with care: a few percent move from run to run).
+
+  python3 tools/tune_compare.py tune.txt --against tune_off.txt [--top 12]
+
+--against compares two listings of the same cells under two settings (tools/h200_check.sh's
+TUNE_ENVS writes the second in the same call, e.g. FLY_GEMM_EDGE_BOX=0): per shape each listing's
+fastest cell and the ratio (above 1: the first listing is faster), then the first's fastest --top
+cells with both times.
 """
 import argparse
 import re
@@ -44,12 +51,39 @@ def read_table(path):
     return entries
 
 
+def against(first, second, top):
+    """The lines comparing two listings: per shape, each one's fastest cell and second / first."""
+    other = {(types, shape): times for types, shape, times in second}
+    lines = []
+    for types, shape, times in first:
+        theirs = other.get((types, shape), {})
+        if not times or not theirs:
+            continue
+        a, b = min(times.values()), min(theirs.values())
+        lines.append(f"{types} {shape}: fastest {a:.1f} / {b:.1f} us ({b / a:.3f}x)")
+        for v in sorted(times, key=times.get)[:top]:
+            t = theirs.get(v)
+            lines.append(f"    {v:<58} {times[v]:>9.1f} {t if t is not None else float('nan'):>9.1f}"
+                         + (f"  {t / times[v]:.3f}x" if t is not None else "  (not in the second)"))
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tune", help="tune.txt with FLY_TUNE_ALL rows")
-    ap.add_argument("--trial", required=True, help="regex over variant names: the cells on trial")
+    ap.add_argument("--trial", help="regex over variant names: the cells on trial")
     ap.add_argument("--table", help="a committed tuning table: its winner and time beside each shape")
+    ap.add_argument("--against", help="a second listing of the same cells (another setting)")
+    ap.add_argument("--top", type=int, default=12, help="with --against: cells listed per shape")
     args = ap.parse_args()
+    if (args.trial is None) == (args.against is None):
+        sys.exit("give --trial or --against")
+    if args.against:
+        lines = against(read(args.tune), read(args.against), args.top)
+        if not lines:
+            sys.exit(f"{args.tune}, {args.against}: no shape with per-variant rows in both")
+        print("\n".join(lines))
+        return
     table = read_table(args.table) if args.table else {}
     trial = re.compile(args.trial)
     shapes = read(args.tune)
