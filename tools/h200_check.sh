@@ -224,10 +224,10 @@ if ((status == 0 || status == 3)) && [[ $tune == 1 ]]; then
   if timeout "$tune_left" build/cuda/bench/fly_bench --tune=src/dispatch/tuning/sm90a.tsv >"$out/tune.txt" 2>&1; then
     cp src/dispatch/tuning/sm90a.tsv "$out/sm90a.tsv"
     for setting in ${TUNE_ENVS:-}; do  # the same binary, before the rebuild below
+      listing="$out/tune_${setting//[^A-Za-z0-9_]/_}.txt"
       again_left=$(seconds_until "${TUNE_DEADLINE:-540}")
-      ((again_left < 10)) && { echo "not run: past TUNE_DEADLINE" >"$out/tune_${setting//[^A-Za-z0-9_]/_}.txt"; continue; }
-      env ${setting//,/ } timeout "$again_left" build/cuda/bench/fly_bench --tune="$logs/tune_again.tsv" \
-        >"$out/tune_${setting//[^A-Za-z0-9_]/_}.txt" 2>&1
+      ((again_left < 10)) && { echo "not run: past TUNE_DEADLINE" >"$listing"; continue; }
+      env ${setting//,/ } timeout "$again_left" build/cuda/bench/fly_bench --tune="$logs/tune_again.tsv" >"$listing" 2>&1
     done
     # FLY_TUNE_ALL's listing times every variant at every shape: the cost model is refitted from it
     # (the bench below runs with both; commit both, from a run of the whole grid only)

@@ -31,16 +31,17 @@ FLY_HOST_DEVICE void run_promoted_pairs(int n, float (&total)[N], float (&part)[
     step(g, part[1], part[0]);
     step(g + 1, part[0], part[1]);
   }
+  auto finish = [&](float(&last)[N]) {
+    gmma::warpgroup_wait<0>();
+    done(n);
+    gmma::AddAccumulators<N>::add(total, last);
+  };
   // two tails, each naming its partial (a partial picked at run time would go to local memory)
   if (g < n) {
     step(g, part[1], part[0]);
-    gmma::warpgroup_wait<0>();
-    done(n);
-    gmma::AddAccumulators<N>::add(total, part[1]);
+    finish(part[1]);
   } else {
-    gmma::warpgroup_wait<0>();
-    done(n);
-    gmma::AddAccumulators<N>::add(total, part[0]);
+    finish(part[0]);
   }
 }
 
