@@ -10,14 +10,16 @@
 // (gemm_check.cuh); a mismatch fails the row and fly_bench.
 // Timing (gemm_cuda_problem.cuh, gpu_timer.cuh): the row's time is the GPU time of one call behind
 // a held stream (median after warm-up), as nvbench measures; `batch_us` is per call of 20 back to
-// back (a replayed graph), `call_us` per call with the host's enqueue cost (an eager engine;
-// cuBLASLt's host path is 10-20 us of it on the H200).
+// back (a replayed graph; FLY_BENCH_BATCH_CALLS=<n> makes it n, e.g. a second of sustained load
+// for tools/h200_check.sh's CLOCK_ROWS), `call_us` per call with the host's enqueue cost (an eager
+// engine; cuBLASLt's host path is 10-20 us of it on the H200).
 #include <benchmark/benchmark.h>
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -44,7 +46,12 @@ constexpr double kFp8PeakTflops = 1979.0;  // datasheet, dense
 constexpr double kFp32PeakTflops = 67.0;   // datasheet (H200 SXM), non-tensor fp32
 constexpr double kReadTBs = 4.57;          // read-only streaming, measured
 
-constexpr int kBatchCalls = 20;
+// Calls in a `batch_us` batch: 20, or FLY_BENCH_BATCH_CALLS (1 to 100000).
+int batch_calls() {
+  const char* v = std::getenv("FLY_BENCH_BATCH_CALLS");
+  const long n = v != nullptr ? std::strtol(v, nullptr, 10) : 0;
+  return n >= 1 && n <= 100000 ? static_cast<int>(n) : 20;
+}
 
 struct Times {
   double gpu, batch, call;  // seconds per call (gemm_cuda_problem.cuh)
@@ -53,7 +60,7 @@ struct Times {
 // Each of a call's three times, `call(set)` enqueueing it on `stream`.
 template <class Call>
 Times measure(Problem& p, cudaStream_t stream, GpuTimer& timer, int reps, Call call) {
-  return {gpu_seconds(p, timer, reps, call), batch_seconds(p, timer, kBatchCalls, call),
+  return {gpu_seconds(p, timer, reps, call), batch_seconds(p, timer, batch_calls(), call),
           call_seconds(p, stream, reps, call)};
 }
 

@@ -55,6 +55,11 @@
 # TRIAL=1 adds the GEMM cells on trial (src/kernels/gemm/variants_trial.txt, -DFLY_GEMM_TRIAL=ON):
 # every GPU test then runs them as well, and TUNE=1 FLY_TUNE_ALL=1 times them beside the grid; the
 # table it writes may name them, so commit it only with the winners moved into variants.txt.
+# CLOCK_ROWS="<fly_bench filter> ..." runs each filter's rows again with CLOCK_BATCH (default 1000)
+# calls a batch (FLY_BENCH_BATCH_CALLS: about a second of sustained load at 8192^3) while nvidia-smi
+# records the SM clock, power and clock-event reasons every 20 ms: the rows and
+# tools/clock_trace.py's line per filter go to clocks.txt, the traces to logs/. Name fly and its
+# peer as separate filters, e.g. '^gemm/e4m3_bf16/8192x8192x8192/fly/ ^gemm/e4m3_bf16/8192x8192x8192/cublaslt/'.
 # FLY_COMMIT=<hash> names the commit in the report's title: the device's copy of the working tree
 # may carry a stale .git (on 2026-12-04 it reported the previous session's HEAD), so pass it from
 # the checkout, as the literal hash that `git rev-parse --short HEAD` prints here.
@@ -71,6 +76,8 @@ tune_pa=${TUNE_PA:-0}
 logs="$out/logs"
 mkdir -p "$logs"
 jobs=$(nproc)
+smi_reasons=clocks_event_reasons.active  # older drivers: clocks_throttle_reasons.active
+nvidia-smi --query-gpu=$smi_reasons --format=csv >/dev/null 2>&1 || smi_reasons=clocks_throttle_reasons.active
 
 # seconds_until <seconds from the script's start> [cap]: the time left before that deadline, at
 # most cap: how SANITIZE_DEADLINE, TUNE_DEADLINE and NCU_DEADLINE keep a run inside one device call.
@@ -180,6 +187,16 @@ if ((status == 0)); then
       case $v in *_e4m3fn_bf16_*) rows='^gemm/e4m3_bf16/.*/fly/' ;; *_f32_f32_*) rows='^gemm/f32_f32/.*/fly/' ;; *) continue ;; esac
       FLY_GEMM_VARIANT=$v build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=$rows" \
         2>&1 | grep -E "^gemm/" | sed "s|^|$v |" | cut -c1-300 >>"$out/compare.txt"
+    done
+    for row in ${CLOCK_ROWS:-}; do  # each row under sustained load, nvidia-smi tracing the clock beside it
+      trace="$logs/clocks_${row//[^A-Za-z0-9_]/_}.csv"
+      nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,$smi_reasons \
+        --format=csv,noheader,nounits -lms 20 >"$trace" 2>&1 &
+      smi=$!
+      FLY_BENCH_BATCH_CALLS=${CLOCK_BATCH:-1000} build/cuda/bench/fly_bench --benchmark_min_time=0.01 \
+        "--benchmark_filter=$row" 2>&1 | grep -E '^(gemm|pa_decode)/' | cut -c1-300 >>"$out/clocks.txt"
+      kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+      python3 tools/clock_trace.py "$trace" >>"$out/clocks.txt"
     done
     ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
     for row in ${NCU:-}; do  # the first call's kernels of each row (NCU_COUNT of them)
