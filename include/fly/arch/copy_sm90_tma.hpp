@@ -301,13 +301,4 @@ FLY_HOST_DEVICE inline void tma_store_wait_read() {
 #endif
 }
 
-// Waits until every committed store group of this thread has completed (written global memory).
-FLY_HOST_DEVICE inline void tma_store_wait_all() {
-#if defined(FLY_ARCH_MMA_SM90_ENABLED)
-  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
-#else
-  detail::arch_unavailable_sm90();
-#endif
-}
-
 }  // namespace fly

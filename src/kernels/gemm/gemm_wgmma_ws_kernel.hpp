@@ -355,9 +355,12 @@ FLY_UNROLL
       }
       store(total, p, m0 + group * 64, n0, thr % 128, work.rank);
     }
-    // the chunk buffers stay in use until the TMA has read them, and D is written before the grid ends
+    // The chunk buffers stay in use until the TMA has read them. Only the read is waited for (as
+    // CUTLASS's epilogue does): the grid's completion makes D's bulk writes visible to the next
+    // kernel, and waiting for the writes too held every block's exit for their global latency
+    // (an L1 invalidate, 3% of the 2048^3 cell's stall samples, ncu 2026-12-06).
     if constexpr (tma_store) {
-      if (map_d != nullptr && thr % 128 == 0) tma_store_wait_all();
+      if (map_d != nullptr && thr % 128 == 0) tma_store_wait_read<0>();
     }
   }
 
