@@ -178,6 +178,31 @@ TEST(GemmCostModel, SkipsRowsPredictingNothingFiniteAndKeepsTheFirstOfATie) {
   EXPECT_STREQ(name, "small_64x64x128");
 }
 
+TEST(GemmCostModel, PredictsNothingBelowTheLeastTunedNAndK) {
+  // The fit's shapes reach down to the table's least N and K; below either the model would
+  // extrapolate, so the reaches and the heuristic decide and the line says why.
+  const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 4096, 4096, 4096, "small_64x64x128"},
+                               {Target::sm90a, fn8, bf16, 16, 2048, 8192, "small_64x64x128"}};
+  GemmTables const tables{tuning, k_model, 132};
+  const char* name = nullptr;
+  // N = 512 below 2048: no entry within reach either, so the heuristic (big pads N 512 -> 512, M
+  // 4000 -> 4096; small pads M to 4032: the least padding).
+  std::string why = pick(tables, fake_problem(4000, 512, 4096), &name);
+  EXPECT_TRUE(starts_with(why, "no cost model below the least tuned N and K (2048, 4096); least padding")) << why;
+  EXPECT_STREQ(name, "small_64x64x128");
+  // K = 2048 below 4096 beside the 4096^3 entry: that entry, within its reach.
+  why = pick(tables, fake_problem(4000, 4096, 2048), &name);
+  EXPECT_TRUE(starts_with(why, "tuned: fastest measured at 4096x4096x4096 (nearest tuned shape)")) << why;
+  EXPECT_STREQ(name, "small_64x64x128");
+  // At the least N and K themselves the model predicts, as between the shapes.
+  why = pick(tables, fake_problem(4000, 2048, 4096), &name);
+  EXPECT_TRUE(starts_with(why, "cost model: ")) << why;
+  // Another target's entries set no bound for this one.
+  const GemmTuning other[] = {{Target::gfx942, fn8, bf16, 4096, 4096, 4096, "small_64x64x128"}};
+  why = pick(GemmTables{other, k_model, 132}, fake_problem(4000, 512, 4096), &name);
+  EXPECT_TRUE(starts_with(why, "cost model: ")) << why;
+}
+
 TEST(GemmCostModel, ANearbyEntrysRefusedVariantIsNotMentioned) {
   // The entry at 4096^3 names a variant this registry lacks; a call beside it would have gone to the
   // model anyway, so the line is the model's alone.
@@ -285,6 +310,22 @@ TEST(GemmCostModelTable, CoversExactlyTheCompiledGrid) {
     }
   }
   if (checked == 0) GTEST_SKIP() << "no target of the committed cost model is compiled in this build";
+}
+
+TEST(GemmCostModelTable, TheOriginShapeGetsAnExactTileNotTheModelsGuess) {
+  // 64 x 16 x 128 (the origin report's shape) lies below every tuned N and K: on the H200 the
+  // model's pick there ran 7.5 us and the heuristic's exact 64x16 tile 4.7 (2026-12-06).
+  if (FLY_TEST_FULL_GEMM_GRID == 0) GTEST_SKIP() << "FLY_GEMM_FILTER narrows the grid";
+  bool sm90a_compiled = false;
+  for (const GemmVariant& v : fly::dispatch::gemm_variants()) sm90a_compiled = sm90a_compiled || v.target == Target::sm90a;
+  if (!sm90a_compiled) GTEST_SKIP() << "no sm90a variant is compiled in this build";
+  std::string why;
+  const GemmVariant* v =
+      fly::dispatch::select_gemm_variant(fake_problem(64, 16, 128), Target::sm90a, &why);
+  ASSERT_NE(v, nullptr) << why;
+  EXPECT_EQ(v->bm, 64) << v->name << ": " << why;
+  EXPECT_EQ(v->bn, 16) << v->name << ": " << why;
+  EXPECT_TRUE(starts_with(why, "no cost model below the least tuned N and K")) << why;
 }
 
 }  // namespace
