@@ -55,11 +55,14 @@
 # TRIAL=1 adds the GEMM cells on trial (src/kernels/gemm/variants_trial.txt, -DFLY_GEMM_TRIAL=ON):
 # every GPU test then runs them as well, and TUNE=1 FLY_TUNE_ALL=1 times them beside the grid; the
 # table it writes may name them, so commit it only with the winners moved into variants.txt.
-# CLOCK_ROWS="<fly_bench filter> ..." runs each filter's rows again with CLOCK_BATCH (default 1000)
+# CLOCK_ROWS="<fly_bench filter> ..." runs each filter's rows again with CLOCK_BATCH (default 400)
 # calls a batch (FLY_BENCH_BATCH_CALLS: about a second of sustained load at 8192^3) while nvidia-smi
 # records the SM clock, power and clock-event reasons every 20 ms: the rows and
 # tools/clock_trace.py's line per filter go to clocks.txt, the traces to logs/. Name fly and its
 # peer as separate filters, e.g. '^gemm/e4m3_bf16/8192x8192x8192/fly/ ^gemm/e4m3_bf16/8192x8192x8192/cublaslt/'.
+# (cuBLASLt's rows failed with 1000: the hold gave up; 400 fit.) CLOCK_VARIANTS=
+# "<variant> ..." then runs CLOCK_ROWS' fly rows again with each variant forced (FLY_GEMM_VARIANT):
+# which cell does the most GEMMs a joule under the power cap.
 # FLY_COMMIT=<hash> names the commit in the report's title: the device's copy of the working tree
 # may carry a stale .git (on 2026-12-04 it reported the previous session's HEAD), so pass it from
 # the checkout, as the literal hash that `git rev-parse --short HEAD` prints here.
@@ -98,6 +101,24 @@ env_passes() {  # settings, bench filter, row regex, test binary, gtest filter
     echo "== $setting" >>"$logs/ctest_envs.log"
     env ${setting//,/ } "$4" --gtest_filter="$5" >>"$logs/ctest_envs.log" 2>&1 || status=3
   done
+}
+
+# clock_pass <label> <fly_bench filter> [VAR=value ...]: the filter's rows with CLOCK_BATCH calls a
+# batch (sustained load) under those settings while nvidia-smi traces the SM clock, power and
+# clock-event reasons beside them; the rows and tools/clock_trace.py's line, each prefixed by the
+# label, go to clocks.txt, the trace to logs/.
+clock_pass() {
+  local label=$1 row=$2
+  shift 2
+  local trace="$logs/clocks_${label// /_}${row//[^A-Za-z0-9_]/_}.csv"
+  nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,$smi_reasons \
+    --format=csv,noheader,nounits -lms 20 >"$trace" 2>&1 &
+  local smi=$!
+  env "$@" FLY_BENCH_BATCH_CALLS="${CLOCK_BATCH:-400}" build/cuda/bench/fly_bench --benchmark_min_time=0.01 \
+    "--benchmark_filter=$row" 2>&1 | grep -E '^(gemm|pa_decode)/' | sed "s|^|$label|" | cut -c1-300 >>"$out/clocks.txt"
+  kill "$smi" 2>/dev/null
+  wait "$smi" 2>/dev/null
+  python3 tools/clock_trace.py "$trace" | sed "s|^|$label|" >>"$out/clocks.txt"
 }
 
 # ncu_source <prefix> <fly_bench filter> <ncu kernel selection...>: the selected kernel's stall
@@ -188,15 +209,9 @@ if ((status == 0)); then
       FLY_GEMM_VARIANT=$v build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=$rows" \
         2>&1 | grep -E "^gemm/" | sed "s|^|$v |" | cut -c1-300 >>"$out/compare.txt"
     done
-    for row in ${CLOCK_ROWS:-}; do  # each row under sustained load, nvidia-smi tracing the clock beside it
-      trace="$logs/clocks_${row//[^A-Za-z0-9_]/_}.csv"
-      nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu,$smi_reasons \
-        --format=csv,noheader,nounits -lms 20 >"$trace" 2>&1 &
-      smi=$!
-      FLY_BENCH_BATCH_CALLS=${CLOCK_BATCH:-1000} build/cuda/bench/fly_bench --benchmark_min_time=0.01 \
-        "--benchmark_filter=$row" 2>&1 | grep -E '^(gemm|pa_decode)/' | cut -c1-300 >>"$out/clocks.txt"
-      kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
-      python3 tools/clock_trace.py "$trace" >>"$out/clocks.txt"
+    for row in ${CLOCK_ROWS:-}; do clock_pass "" "$row"; done
+    for v in ${CLOCK_VARIANTS:-}; do  # the fly rows of CLOCK_ROWS again, this variant forced
+      for row in ${CLOCK_ROWS:-}; do [[ $row == */fly/* ]] && clock_pass "$v " "$row" "FLY_GEMM_VARIANT=$v"; done
     done
     ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
     for row in ${NCU:-}; do  # the first call's kernels of each row (NCU_COUNT of them)
