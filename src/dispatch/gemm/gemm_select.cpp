@@ -335,7 +335,9 @@ const GemmVariant* select_gemm_variant(std::span<const GemmVariant> variants, co
   if (why != nullptr) {
     *why = use_lds ? lds_why(h, lds, p, target, problem_align) : heuristic_why(h, p, target, problem_align);
     if (tuned != nullptr) *why = "tuned variant " + std::string(tuned->variant) + " " + passed_over + "; heuristic: " + *why;
-    if (!unmodelled.empty() && !tables.model.empty()) *why = unmodelled + "; " + *why;
+    bool const target_modelled =
+        std::any_of(tables.model.begin(), tables.model.end(), [&](const GemmCostModel& row) { return row.target == target; });
+    if (!unmodelled.empty() && target_modelled) *why = unmodelled + "; " + *why;
   }
   return use_lds ? lds.best : h.best;
 }
