@@ -10,7 +10,7 @@
 // (gemm_check.cuh); a mismatch fails the row and fly_bench.
 // Timing (gemm_cuda_problem.cuh, gpu_timer.cuh): the row's time is the GPU time of one call behind
 // a held stream (median after warm-up), as nvbench measures; `batch_us` is per call of 20 back to
-// back (a replayed graph; FLY_BENCH_BATCH_CALLS=<n> makes it n, e.g. a second of sustained load
+// back (a replayed graph; FLY_BENCH_BATCH_CALLS=<n> makes it n, up to 500: sustained load
 // for tools/h200_check.sh's CLOCK_ROWS), `call_us` per call with the host's enqueue cost (an eager
 // engine; cuBLASLt's host path is 10-20 us of it on the H200).
 #include <benchmark/benchmark.h>
@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -46,11 +47,22 @@ constexpr double kFp8PeakTflops = 1979.0;  // datasheet, dense
 constexpr double kFp32PeakTflops = 67.0;   // datasheet (H200 SXM), non-tensor fp32
 constexpr double kReadTBs = 4.57;          // read-only streaming, measured
 
-// Calls in a `batch_us` batch: 20, or FLY_BENCH_BATCH_CALLS (1 to 100000).
+// Calls in a `batch_us` batch: 20, or FLY_BENCH_BATCH_CALLS (1 to 500). The batch is enqueued
+// behind the held stream, whose hold gives up after a second: past the driver's queue of pending
+// launches (cuBLASLt's 1000-call batches failed on the H200, 400 ran) the enqueue would wait on it.
 int batch_calls() {
-  const char* v = std::getenv("FLY_BENCH_BATCH_CALLS");
-  const long n = v != nullptr ? std::strtol(v, nullptr, 10) : 0;
-  return n >= 1 && n <= 100000 ? static_cast<int>(n) : 20;
+  static const int calls = [] {
+    const char* v = std::getenv("FLY_BENCH_BATCH_CALLS");
+    if (v == nullptr) return 20;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (end == v || *end != '\0' || n < 1 || n > 500) {
+      std::fprintf(stderr, "fly_bench: FLY_BENCH_BATCH_CALLS=%s is not a count from 1 to 500; batches of 20\n", v);
+      return 20;
+    }
+    return static_cast<int>(n);
+  }();
+  return calls;
 }
 
 struct Times {

@@ -56,8 +56,9 @@
 # every GPU test then runs them as well, and TUNE=1 FLY_TUNE_ALL=1 times them beside the grid; the
 # table it writes may name them, so commit it only with the winners moved into variants.txt.
 # CLOCK_ROWS="<fly_bench filter> ..." runs each filter's rows again with CLOCK_BATCH (default 400)
-# calls a batch (FLY_BENCH_BATCH_CALLS: about a second of sustained load at 8192^3) while nvidia-smi
-# records the SM clock, power and clock-event reasons every 20 ms: the rows and
+# calls a batch (FLY_BENCH_BATCH_CALLS, at most 500) while nvidia-smi
+# records the SM clock, power and clock-event reasons every 20 ms (three batches and the one-call
+# timings: about 1.5 s of load a row at 8192^3): the rows and
 # tools/clock_trace.py's line per filter go to clocks.txt, the traces to logs/. Name fly and its
 # peer as separate filters, e.g. '^gemm/e4m3_bf16/8192x8192x8192/fly/ ^gemm/e4m3_bf16/8192x8192x8192/cublaslt/'.
 # (cuBLASLt's rows failed with 1000: the hold gave up; 400 fit.) CLOCK_VARIANTS=

@@ -234,6 +234,16 @@ TEST(GemmCostModel, TheLongestLineFitsTheExplainBuffer) {
       << line;
   EXPECT_NE(line.find("; cost model: 1.23e+03 us predicted (next 1.23e+03 us: "), std::string::npos) << line;
   EXPECT_LT(line.size() + 40, size_t{FLY_GEMM_EXPLAIN_BYTES}) << line;  // with room for longer names
+  // Below the least tuned N: the model's bound, the refused entry, then the heuristic's padding.
+  v = fly::dispatch::select_gemm_variant(long_names, GemmTables{tuning, model, 132}, fake_problem(4095, 2047, 4100),
+                                         Target::sm90a, &why);
+  ASSERT_NE(v, nullptr);
+  std::string const below = std::string(v->name) + ": " + why;
+  EXPECT_TRUE(starts_with(why, "no cost model below the least tuned N and K (4096, 4100); tuned variant "
+                               "gemm_sm90a_e4m3fn_bf16_64x64x128_w4x1_tmaws_s12_c1x2_st is not eligible"))
+      << below;
+  EXPECT_NE(below.find("; heuristic: least padding"), std::string::npos) << below;
+  EXPECT_LT(below.size() + 40, size_t{FLY_GEMM_EXPLAIN_BYTES}) << below;
 }
 
 TEST(GemmCostModel, TheHandleGivesTheModelItsDevicesSmCount) {
