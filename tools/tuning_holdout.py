@@ -73,24 +73,28 @@ def transfer(shapes, reaches, table=None):
     return out
 
 
-def within_transfer(shapes, reaches):
+def within_transfer(shapes, reaches, table=None):
     """picked / best per shape, the shape itself held out, as the dispatcher without the model
     picks: the nearest entry within a factor 2 in m, n and k (no padding bound there), else the
-    farther `reaches` (with the padding bound), else the heuristic."""
+    farther `reaches` (with the padding bound), else the heuristic (table: the entries to pick
+    from, `shapes` by default)."""
     out = []
+    table = shapes if table is None else table
     for s in (s for s in shapes if s["heuristic"] is not None):
-        rest = [e for e in shapes if e["types"] == s["types"] and e is not s]
+        rest = [e for e in table if e["types"] == s["types"] and e is not s]
         within = [e for e in rest if within_2(e["shape"], s["shape"])]
         if within:
             win = min((e := nearest(within, s["shape"]))["times"], key=e["times"].get)
             out.append(s["times"][win] / s["best"] if win in s["times"] else s["heuristic"])
             continue
-        out.extend(transfer([s], reaches, shapes))  # no entry within a factor 2 is left: the reaches decide
+        out.extend(transfer([s], reaches, table))  # no entry within a factor 2 is left: the reaches decide
     return out
 
 
-def model_transfer(shapes, within=False):
-    """picked / best per shape when the cost model, fitted without the held-out entries, picks."""
+def model_transfer(shapes, reaches, within=False):
+    """picked / best per shape when the cost model, fitted without the held-out entries, picks;
+    below the least N or K of the entries left (of every dtype, as beyond_model_reach in
+    gemm_select.cpp) the dispatcher does not consult it, and the rules before it decide."""
     import gemm_cost_model
     out = []
     for s in (s for s in shapes if s["heuristic"] is not None):
@@ -98,6 +102,10 @@ def model_transfer(shapes, within=False):
             keep = lambda e, s=s: e["types"] == s["types"] and e is not s
         else:
             keep = lambda e, s=s: e["types"] == s["types"] and e is not s and not within_2(e["shape"], s["shape"])
+        left = [e for e in shapes if e is not s and (within or not within_2(e["shape"], s["shape"]))]
+        if left and (s["shape"][1] < min(e["shape"][1] for e in left) or s["shape"][2] < min(e["shape"][2] for e in left)):
+            out.extend(within_transfer([s], reaches, shapes) if within else transfer([s], reaches, shapes))
+            continue
         model = gemm_cost_model.fit_listing(shapes, keep=keep)  # no padding bound: the model counts padded tiles
         pred = {v: gemm_cost_model.predict(model[v], v, s["shape"]) for v in s["times"] if v in model}
         out.append(s["times"][min(pred, key=pred.get)] / s["best"] if pred else s["heuristic"])
@@ -117,7 +125,7 @@ def main():
     before = None
     for name, reaches in rules.items():
         if reaches == "model":
-            r = model_transfer(shapes, within)
+            r = model_transfer(shapes, [by_output, decode_by_m], within)
         elif reaches is None:
             r = within_transfer(shapes, [by_output, decode_by_m])
         else:
