@@ -285,7 +285,8 @@ struct GemmWgmmaWsBlock {
       const int a_rows = slice_box_rows(m, m0, work.rank, edge_map);
       const bool a_load = a_rows > 0;
       CUtensorMap const* a_map = a_rows == a_slice_rows ? &map_a : map_a_edge;
-      // every block's slices (all of A's a tile inside M); boxes past N and K count in full
+      // the A rows every block of the cluster lands (all BM of a tile inside M), and B; boxes past
+      // N and K count in full
       const uint32_t bytes = uint32_t(a_rows_landing(m, m0, edge_map)) * BK + b_bytes;
       for (int kt = 0; kt < work.k_tiles; ++kt, ++it) {
         const uint32_t s = it % Stages;
