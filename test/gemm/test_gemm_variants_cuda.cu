@@ -403,29 +403,6 @@ TEST(GemmVariantsCuda, FragmentPositionsCoverTheWarpgroupTileOnce) {
   EXPECT_EQ(c1, c0 + 1);
 }
 
-// `:ra` cells: what ldmatrix .x4 delivers from the addresses a_ldmatrix_offset gives is the A
-// fragment the RS wgmma reads (register i of lane l: row l / 4 + 8 (i % 2) of the warp's 16, bytes
-// 4 (l % 4) .. + 3 of K plus 16 (i / 2); CuTe's GMMA ALayout_64x32), once the 128-byte swizzle the
-// TMA wrote (chunk c of row r at c ^ (r % 8)) is undone. Modelled here: ldmatrix gives lane l
-// word l % 4 of the 16-byte row whose address lane 8 i + l / 4 supplied, for register i.
-TEST(GemmVariantsCuda, RegisterAFragmentsAreWhatTheRsWgmmaReads) {
-  using B = fly::kernels::GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16, true, 1, true>;
-  for (int group = 0; group < 2; ++group)
-    for (int t = 0; t < 128; ++t)
-      for (int j = 0; j < 4; ++j)
-        for (int i = 0; i < 4; ++i)
-          for (int byte = 0; byte < 4; ++byte) {
-            const int warp = t / 32, lane = t % 32;
-            const int row = 64 * group + 16 * warp + lane / 4 + 8 * (i % 2);
-            const int k = 32 * j + 4 * (lane % 4) + byte + 16 * (i / 2);
-            const uint32_t at = B::a_ldmatrix_offset(group, 32 * warp + 8 * i + lane / 4, j) + 4 * (lane % 4) + byte;
-            const int stored_row = int(at / 128), chunk = int(at % 128 / 16) ^ (stored_row % 8);
-            ASSERT_EQ(stored_row, row) << "group " << group << " thread " << t << " k-step " << j << " register " << i;
-            ASSERT_EQ(chunk * 16 + int(at % 16), k) << "group " << group << " thread " << t << " k-step " << j
-                                                     << " register " << i << " byte " << byte;
-          }
-}
-
 // The launcher gives a TMA-store block D's tensor map (the kernel then stores through boxes) exactly
 // where gemm_store_box allows it, the driver encoding the map; every other call stores directly.
 // Without this, a map the driver refused would fall back silently and the tests above would pass

@@ -73,10 +73,6 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s4_c1x2_k2: :k2: a split-K cluster shares no loads and stores D directly"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s3_k2_st: :k2: a split-K cluster shares no loads and stores D directly"
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_k2: split-K over a cluster .:k2. is the persistent block's .tmaws."
-  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_ra.cu"
-  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_st_ra.cu"
-  "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_ra: :ra: A from registers pays where two N = 128 sub-tiles share it: BN 256, not 128"
-  "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_ra: A from registers .:ra. is the persistent block's .tmaws."
   # ---- gfx942 LDS pipeline
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_128x128x64_w2x2_m32_lds128_s2.hip"

@@ -100,29 +100,4 @@ FLY_WGMMA_64xNx32_E4M3(192, "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %
 #undef FLY_WGMMA_64xNx32_E4M3
 #undef FLY_WGMMA_E4M3_ISSUE
 
-// The same with A from registers (RS): a[0..3] is this thread's 16 x 32 fragment of the warp's 16
-// rows of A, as mma.sync m16n8k32 holds it (a[0]: row lane / 4, bytes 4 (lane % 4) .. + 3 of K;
-// a[1]: 8 rows on; a[2], a[3]: the same 16 bytes of K on), what ldmatrix .x4 of the four 8 x 16-byte
-// quarters gives (fly::SM75_U32x4_LDSM_N). The registers must hold until the batch is waited for
-// (wgmma reads them asynchronously); gmma::warpgroup_arrive orders their writes before it.
-template <int N>
-struct SM90_WGMMA_64xNx32_F32E4M3E4M3_RS {
-  static_assert(N == 128, "fly::SM90_WGMMA_64xNx32_F32E4M3E4M3_RS: N is 128 (add a specialization)");
-};
-
-template <>
-struct SM90_WGMMA_64xNx32_F32E4M3E4M3_RS<128> {
-  static constexpr int N = 128;
-  template <int ScaleD = 1>
-  FLY_HOST_DEVICE static void fma(uint32_t const (&a)[4], uint64_t desc_b, float (&d)[64]) {
-#if defined(FLY_ARCH_WGMMA_SM90A_ENABLED)
-    asm volatile("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, %69, 1, 1;\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(ScaleD));
-#else
-    detail::arch_unavailable_sm90(a, desc_b, d);
-#endif
-  }
-};
-
 }  // namespace fly

@@ -64,7 +64,6 @@
 #include "fly/arch/barrier_sm90.hpp"
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "fly/arch/grid_dependency_sm90.hpp"
-#include "fly/arch/ldmatrix_sm90.hpp"
 #include "fly/arch/mma_sm90_accumulate.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_promoted_pairs.hpp"
@@ -76,18 +75,13 @@
 
 namespace fly::kernels {
 
-template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1,
-          bool RegA_ = false>
+template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1>
 struct GemmWgmmaWsBlock {
   static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_, cluster_n = ClusterN_;
   static constexpr int split_k = SplitK_;
   static constexpr int multicast = cluster_m * cluster_n;  // blocks sharing each other's loads
   static constexpr int cluster = multicast * split_k;      // blocks launched together
   static constexpr bool tma_store = TmaStore_;
-  // A from registers (cells spelled `:ra`): each k-tile's A fragment is loaded once with ldmatrix
-  // and read by both sub-tiles' wgmmas (RS), where from shared memory (SS) each sub-tile's wgmmas
-  // read it again: a stage's shared-memory reads fall from 2 (A + B) to A + 2 B per warpgroup.
-  static constexpr bool reg_a = RegA_;
   using TA = float8_e4m3fn;
   // one wgmma N up to 192 (N = 192: 96 totals and one partial fit beside each other), else 128-wide sub-tiles
   static constexpr int sub_n = BN <= 128 || BN == 192 ? BN : 128, subs = BN / sub_n;
@@ -117,10 +111,8 @@ struct GemmWgmmaWsBlock {
   // one sub-tile whose two partials fit beside the totals: one batch always in flight
   // (mainloop_overlapped); else one partial, drained (two sub-tiles, or N = 192)
   static constexpr bool overlapped = subs == 1 && 3 * acc_size + 32 <= consumer_regs;
-  static_assert(!reg_a || subs == 2, "GemmWgmmaWsBlock: A from registers (:ra) where two sub-tiles share it: BN = 256");
-  static constexpr int a_frag_regs = reg_a ? 4 * 4 : 0;  // four k-steps of four registers
-  static_assert(subs * acc_size + (overlapped ? 2 : 1) * acc_size + a_frag_regs + (reg_a ? 16 : 32) <= consumer_regs,
-                "GemmWgmmaWsBlock: the totals, the partials, A's fragment and 16 more registers exceed a consumer's");
+  static_assert(subs * acc_size + (overlapped ? 2 : 1) * acc_size + 32 <= consumer_regs,
+                "GemmWgmmaWsBlock: the totals, the partials and 32 more registers exceed a consumer's");
   static constexpr int a_bytes = BM * BK, b_bytes = BN * BK, stage_bytes = a_bytes + b_bytes;
   static constexpr int swizzle_align = 1024;
   // Split-K (split_k > 1): each consumer thread's fragment of the tile, flattened (subs x
@@ -345,7 +337,7 @@ FLY_UNROLL
       if constexpr (overlapped) {
         mainloop_overlapped(total[0], part, desc, full, empty, work.k_tiles, it, thr);
       } else {
-        mainloop_drained(total, part[0], desc, ring, full, empty, work.k_tiles, it, thr);
+        mainloop_drained(total, part[0], desc, full, empty, work.k_tiles, it, thr);
       }
       if constexpr (split_k > 1) {  // every warpgroup of every tile, in or past D: the peers wait for it
         exchange(total, detail::smem_u32(smem + Stages * stage_bytes + store_bytes) + group * Split::buffer_bytes,
@@ -421,67 +413,17 @@ FLY_UNROLL
     it += uint32_t(k_tiles);
   }
 
-  // The same with A's fragment from registers (reg_a): k-step j's four registers, as
-  // SM90_WGMMA_64xNx32_F32E4M3E4M3_RS takes them.
-  __device__ static void issue(uint32_t const (&a)[Mma::promote_steps][4], StageZero const& desc, uint32_t stage,
-                               int sub, float (&part)[acc_size]) {
-    using Rs = SM90_WGMMA_64xNx32_F32E4M3E4M3_RS<sub_n>;
-    gmma::warpgroup_arrive();  // a's ldmatrix writes before the wgmmas read them
-FLY_UNROLL
-    for (int j = 0; j < Mma::promote_steps; ++j) {
-      const uint64_t desc_b = gmma::smem_desc_plus(desc.b, stage + sub * sub_n * 128 + j * 32);
-      if (j == 0) {
-        Rs::template fma<0>(a[j], desc_b, part);
-      } else {
-        Rs::fma(a[j], desc_b, part);
-      }
-    }
-    gmma::warpgroup_commit_batch();
-  }
-
-  // Consumer thread t's A fragments of one k-tile from the stage at `stage_a` (the ring's address
-  // of the stage's A tile), ldmatrix .x4 a k-step (a_ldmatrix_offset).
-  __device__ static void load_a(uint32_t stage_a, int group, int t, uint32_t (&a)[Mma::promote_steps][4]) {
-FLY_UNROLL
-    for (int j = 0; j < Mma::promote_steps; ++j)
-      SM75_U32x4_LDSM_N::copy(stage_a + a_ldmatrix_offset(group, t, j), a[j][0], a[j][1], a[j][2], a[j][3]);
-  }
-
-#endif
-  // The byte, from the stage's A tile, of the row that consumer thread t (of warpgroup `group`)
-  // gives ldmatrix .x4 for k-step j: its warp's 16 rows x 32 bytes as four 8-row x 16-byte
-  // quarters (rows 0-7 and 8-15 of the first 16 bytes, then of the second: registers 0-3 of
-  // SM90_WGMMA_64xNx32_F32E4M3E4M3_RS), lane l addressing row l % 8 of quarter l / 8. The TMA wrote
-  // 16-byte chunk c of row r at c ^ (r % 8) (the 128-byte swizzle; the warp's rows start an 8-row
-  // atom, so r % 8 = l % 8).
-  FLY_HOST_DEVICE static constexpr uint32_t a_ldmatrix_offset(int group, int t, int j) {
-    const int lane = t % 32, quarter = lane / 8, r8 = lane % 8;
-    const int row = group * 64 + (t / 32) * 16 + (quarter % 2) * 8 + r8;
-    const int chunk = 2 * j + quarter / 2;
-    return uint32_t(row * 128 + (chunk ^ r8) * 16);
-  }
-#if defined(__CUDACC__)
-
   // Two sub-tiles (BN = 256) or one of 192: each sub-tile's k-tile drained (wait_group 0) and added
   // before the next is issued (two partials and the totals would not fit a consumer's registers).
-  // With reg_a, the k-tile's A fragment is loaded once (ring: the ring's shared-memory address)
-  // and both sub-tiles' wgmmas read it from registers.
   __device__ static void mainloop_drained(float (&total)[subs][acc_size], float (&part)[acc_size], StageZero const& desc,
-                                          uint32_t ring, uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it,
-                                          int thr) {
+                                          uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int thr) {
     for (int kt = 0; kt < k_tiles; ++kt, ++it) {
       const uint32_t s = it % Stages;
       mbarrier::wait(&full[s], (it / Stages) & 1);
       const uint32_t stage = s * stage_bytes;
-      [[maybe_unused]] uint32_t a[reg_a ? Mma::promote_steps : 1][4];
-      if constexpr (reg_a) load_a(ring + stage, thr / 128, thr % 128, a);
 FLY_UNROLL
       for (int sub = 0; sub < subs; ++sub) {
-        if constexpr (reg_a) {
-          issue(a, desc, stage, sub, part);
-        } else {
-          issue(desc, stage, sub, part);
-        }
+        issue(desc, stage, sub, part);
         gmma::warpgroup_wait<0>();
         if (sub == subs - 1 && thr % 128 == 0) mbarrier::arrive(&empty[s]);  // the stage is read
         gmma::AddAccumulators<acc_size>::add(total[sub], part);
@@ -550,7 +492,6 @@ FLY_UNROLL
   struct alignas(2 * sizeof(TD)) Pair {
     TD x, y;
   };
-
 
   // The TMA-store epilogue (beta = 0; a tile wholly inside D, which consume checks): the warpgroup's
   // 64 x BN scaled totals into D from row m0, column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers

@@ -146,20 +146,19 @@ struct Cell {
   bool tma_store = false;            // :st, D stored through shared memory by TMA boxes (the persistent block's epilogue)
   int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent block)
   int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
-  bool reg_a = false;                // :ra, A's fragments from registers (ldmatrix, RS wgmma; the persistent block at BN 256)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
            "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string()) +
            (split_k > 1 ? "_k" + std::to_string(split_k) : std::string()) +
-           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? "_st" : "") + (reg_a ? "_ra" : "");
+           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? "_st" : "");
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:st][:ra]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:st]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:st)?(:ra)?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:st)?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -175,7 +174,6 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.split_k = m[11].matched ? std::stoi(m[11]) : 1;
   cell.min_blocks = m[12].matched ? std::stoi(m[12]) : 0;
   cell.tma_store = m[13].matched;
-  cell.reg_a = m[14].matched;
   // (:k1 would drop out of the name, a second cell of the same name)
   return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1 &&
          (!m[11].matched || cell.split_k >= 2);
@@ -255,8 +253,6 @@ std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
            ": the warp-specialised block groups 2 or 4 blocks along M (:c2x1, :c4x1) or along N (:c1x2, :c1x4), or none";
   if (cell.split_k != 1 && cell.split_k != 2 && cell.split_k != 4)
     return ":k" + std::to_string(cell.split_k) + ": the warp-specialised block splits a tile's K over a cluster of 2 or 4 blocks";
-  if (cell.reg_a && cell.bn != 256)
-    return ":ra: A from registers pays where two N = 128 sub-tiles share it: BN 256, not " + std::to_string(cell.bn);
   if (cell.split_k > 1 && (cluster > 1 || cell.tma_store))
     return ":k" + std::to_string(cell.split_k) +
            ": a split-K cluster shares no loads and stores D directly: no :c cluster or :st beside it";
@@ -469,10 +465,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   } else if (copy.ws) {
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
       << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d);
-    // TmaStore, SplitK and RegA, each when spelled or before one that is
-    if (cell.tma_store || cell.split_k > 1 || cell.reg_a) f << (cell.tma_store ? ", true" : ", false");
-    if (cell.split_k > 1 || cell.reg_a) f << ", " << cell.split_k;
-    if (cell.reg_a) f << ", true";
+    if (cell.tma_store || cell.split_k > 1) f << (cell.tma_store ? ", true" : ", false");  // TmaStore, when spelled or before SplitK
+    if (cell.split_k > 1) f << ", " << cell.split_k;
     f << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
@@ -568,10 +562,6 @@ int main(int argc, char** argv) {
         if (!emit.wanted(cell.name())) continue;
         int align = 1;
         const MmaInfo* mma = &mma_it->second;
-        if (cell.reg_a && !kCopies.at(cell.copy).ws) {
-          emit.reject(cell.name(), "A from registers (:ra) is the persistent block's (tmaws)");
-          continue;
-        }
         if (cell.tma_store && !kCopies.at(cell.copy).ws) {
           emit.reject(cell.name(), "the TMA-store epilogue (:st) is the persistent block's (tmaws)");
           continue;
