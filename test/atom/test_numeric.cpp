@@ -13,6 +13,7 @@
 
 #include "fly/layout.hpp"
 #include "fly/numeric/numeric.hpp"
+#include "fly/numeric/pack2.hpp"
 
 namespace {
 
@@ -375,5 +376,16 @@ TEST(Half, EncodesLikeTheCompilersFloat16) {
   EXPECT_EQ(mismatches, 0);
 }
 #endif
+
+// fly::pack2 on the host: the first value's bits in the low half (the lower address when stored),
+// each rounded as the scalar conversion rounds it (the device's paired conversion is checked
+// against the scalar one for every float in test/device/test_numeric_cuda.cu).
+TEST(Pack2, PutsTheFirstValueInTheLowHalfRoundedAsTheScalarConversion) {
+  const float x = 1.00390625f, y = -3.0e38f;  // x: a tie of bfloat16's rounding, y: past half's range
+  EXPECT_EQ(fly::pack2<bfloat16>(x, y), uint32_t(bfloat16(x).bits()) | uint32_t(bfloat16(y).bits()) << 16);
+  EXPECT_EQ(fly::pack2<half>(x, y), uint32_t(half(x).bits()) | uint32_t(half(y).bits()) << 16);
+  EXPECT_EQ(fly::pack2<bfloat16>(1.0f, 2.0f), 0x40003F80u);
+  EXPECT_EQ(fly::pack2<half>(1.0f, -2.0f), 0xC0003C00u);
+}
 
 }  // namespace

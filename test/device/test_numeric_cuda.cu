@@ -1,7 +1,9 @@
-// fly::half's device conversions (the hardware cvt.rn.f16.f32 and cvt.f32.f16) against the
-// software ones that the host uses and test/atom/test_numeric.cpp checks: every one of the 2^32
-// float bit patterns must give the same 16 bits (rounding, ties, subnormals, overflow, infinities,
-// NaN), and every one of the 2^16 half patterns the same float bits.
+// fly::half's and fly::bfloat16's device conversions (the hardware cvt.rn.f16.f32, cvt.rn.bf16.f32
+// and cvt.f32.f16) against the software ones that the host uses and test/atom/test_numeric.cpp
+// checks: every one of the 2^32 float bit patterns must give the same 16 bits (rounding, ties,
+// subnormals, overflow, infinities, NaN), and every one of the 2^16 half patterns the same float
+// bits. fly::pack2 (the paired hardware conversion of the GEMM epilogues) must give each half what
+// the scalar conversion gives, but any NaN for a NaN.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -11,6 +13,8 @@
 
 #include "common/cuda_test.hpp"
 #include "fly/numeric/half.hpp"
+#include "fly/numeric/bfloat16.hpp"
+#include "fly/numeric/pack2.hpp"
 
 namespace {
 
@@ -28,6 +32,46 @@ __global__ void compare_all(unsigned long long* mismatches, unsigned* first) {
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (uint64_t(1) << 32); i += stride) {
     const float x = __uint_as_float(uint32_t(i));
     if (fly::half(x).bits() != software_half(x)) {
+      ++bad;
+      atomicMin(first, uint32_t(i));
+    }
+  }
+  if (bad != 0) atomicAdd(mismatches, bad);
+}
+
+__device__ uint16_t software_bfloat16(float x) {
+  const uint32_t u = __float_as_uint(x);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((u >> 16) | 0x0040u);
+  return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+__global__ void compare_all_bfloat16(unsigned long long* mismatches, unsigned* first) {
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  unsigned long long bad = 0;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (uint64_t(1) << 32); i += stride) {
+    const float x = __uint_as_float(uint32_t(i));
+    if (fly::bfloat16(x).bits() != software_bfloat16(x)) {
+      ++bad;
+      atomicMin(first, uint32_t(i));
+    }
+  }
+  if (bad != 0) atomicAdd(mismatches, bad);
+}
+
+// pack2<T>(x, y) for every float pattern x, y a scrambled other pattern: x's bits in the low half,
+// y's in the high, each what T(float) gives, or for a NaN input any NaN of T.
+template <class T>
+__global__ void compare_all_pairs(unsigned long long* mismatches, unsigned* first) {
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
+  unsigned long long bad = 0;
+  auto same = [](uint16_t got, float v) {
+    const uint16_t want = T(v).bits();
+    return v != v ? T::from_bits(got).is_nan() : got == want;
+  };
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (uint64_t(1) << 32); i += stride) {
+    const float x = __uint_as_float(uint32_t(i)), y = __uint_as_float(__brev(uint32_t(i)) ^ 0x80000001u);
+    const uint32_t packed = fly::pack2<T>(x, y);
+    if (!same(uint16_t(packed & 0xFFFFu), x) || !same(uint16_t(packed >> 16), y)) {
       ++bad;
       atomicMin(first, uint32_t(i));
     }
@@ -80,6 +124,22 @@ TEST(NumericCuda, HalfFromFloatMatchesTheSoftwareEncoderForEveryFloat) {
   FLY_SKIP_WITHOUT_GPU();
   const auto [bad, first] = mismatches([](unsigned long long* b, unsigned* f) { compare_all<<<1024, 256>>>(b, f); });
   EXPECT_EQ(bad, 0u) << "first mismatching float bits 0x" << std::hex << first;
+}
+
+TEST(NumericCuda, BfloatFromFloatMatchesTheSoftwareEncoderForEveryFloat) {
+  FLY_SKIP_WITHOUT_GPU();
+  const auto [bad, first] = mismatches([](unsigned long long* b, unsigned* f) { compare_all_bfloat16<<<1024, 256>>>(b, f); });
+  EXPECT_EQ(bad, 0u) << "first mismatching float bits 0x" << std::hex << first;
+}
+
+TEST(NumericCuda, PairedConversionsMatchTheScalarOnesForEveryFloat) {
+  FLY_SKIP_WITHOUT_GPU();
+  const auto [bf16, first_bf16] =
+      mismatches([](unsigned long long* b, unsigned* f) { compare_all_pairs<fly::bfloat16><<<1024, 256>>>(b, f); });
+  EXPECT_EQ(bf16, 0u) << "bfloat16: first mismatching float bits 0x" << std::hex << first_bf16;
+  const auto [f16, first_f16] =
+      mismatches([](unsigned long long* b, unsigned* f) { compare_all_pairs<fly::half><<<1024, 256>>>(b, f); });
+  EXPECT_EQ(f16, 0u) << "half: first mismatching float bits 0x" << std::hex << first_f16;
 }
 
 }  // namespace

@@ -36,7 +36,20 @@ struct bfloat16 {
  private:
   FLY_HOST_DEVICE static constexpr uint16_t encode(float x) {
     uint32_t const u = detail::float_to_bits(x);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);  // quiet
+    bool const nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
+    uint16_t const nan_bits = static_cast<uint16_t>((u >> 16) | 0x0040u);  // quiet, sign and top payload kept
+#if defined(__CUDA_ARCH__)
+    // the hardware conversion (round to nearest even, overflow to infinity, as below), the NaN
+    // chosen after it without a branch, as fly::half does: the integer rounding below is ~8
+    // instructions a value, and the GEMM epilogues convert every accumulator (docs/gemm.md,
+    // "Fifteenth session": 540 of the 812 instructions of a 128x128 tile's bf16 epilogue)
+    if (!__builtin_is_constant_evaluated()) {
+      uint16_t h;
+      asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(x));
+      return nan ? nan_bits : h;
+    }
+#endif
+    if (nan) return nan_bits;
     // Round to nearest even on the low 16 bits; a carry propagates into the exponent, and past
     // the largest finite value it lands exactly on infinity.
     uint32_t const rounded = u + 0x7FFFu + ((u >> 16) & 1u);

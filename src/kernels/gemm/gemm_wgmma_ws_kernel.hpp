@@ -60,11 +60,13 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "fly/arch/barrier_sm90.hpp"
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "fly/arch/grid_dependency_sm90.hpp"
 #include "fly/arch/mma_sm90_accumulate.hpp"
+#include "fly/numeric/pack2.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_promoted_pairs.hpp"
 #include "gemm_tma_ring.hpp"
@@ -325,6 +327,9 @@ struct GemmWgmmaWsBlock {
     float part[overlapped ? 2 : 1][acc_size];
     uint32_t it = 0;      // as the producer's
     uint32_t stored = 0;  // TMA-store chunks issued by this warpgroup: which buffer is next
+    // alpha * the scales, read once: loaded in every tile's epilogue, their global latency stood
+    // between each tile's last wgmma and its first store (the tensor cores idle; ncu, 2026-12-06)
+    const float scale = epilogue_scale(p);
     const int64_t tiles = work.count();
     for (int64_t i = 0; i < tiles; ++i) {
       int m0, n0;
@@ -349,12 +354,12 @@ FLY_UNROLL
         // 261-column D with 272-element rows), so the boxes are never left to clip.
         const int rows0 = m0 + group * 64;
         if (map_d != nullptr && rows0 + 64 <= p.m && n0 + BN <= p.n) {
-          store_by_tma(total, p, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored, rows0,
+          store_by_tma(total, scale, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored, rows0,
                        n0, thr % 128, group);
           continue;
         }
       }
-      store(total, p, m0 + group * 64, n0, thr % 128, work.rank);
+      store(total, p, scale, m0 + group * 64, n0, thr % 128, work.rank);
     }
     // The chunk buffers stay in use until the TMA has read them. Only the read is waited for (as
     // CUTLASS's epilogue does): the grid's completion makes D's bulk writes visible to the next
@@ -488,9 +493,22 @@ FLY_UNROLL
     if (!last) arrive_on_the_others(read);  // nobody waits on the last tile's
   }
 
-  // Two adjacent columns of D, stored as one 4- or 8-byte access by both epilogues.
+  // Two adjacent columns of D, stored as one 4- or 8-byte access by both epilogues. Of 16-bit
+  // types through fly::pack2: one paired hardware conversion where TD(float) each took one
+  // conversion and a NaN select apiece (the 128x128 tile's bf16 epilogue was 540 integer
+  // instructions of 812 before the hardware conversions; docs/gemm.md, "Fifteenth session").
   struct alignas(2 * sizeof(TD)) Pair {
     TD x, y;
+    __device__ static Pair of(float a, float b) {
+      if constexpr (sizeof(TD) == 2) {
+        const uint32_t bits = pack2<TD>(a, b);
+        Pair pair;
+        memcpy(&pair, &bits, sizeof(pair));
+        return pair;
+      } else {
+        return Pair{TD(a), TD(b)};
+      }
+    }
   };
 
   // The TMA-store epilogue (beta = 0; a tile wholly inside D, which consume checks): the warpgroup's
@@ -498,10 +516,9 @@ FLY_UNROLL
   // at `buffers`, alternating over all of its tiles (`stored`: chunks so far, advanced). Thread 0 of
   // the warpgroup issues the boxes; before a buffer is refilled, the box stored from it two chunks
   // earlier (this tile's or the previous one's) has been read.
-  __device__ static void store_by_tma(float const (&total)[subs][acc_size], GemmParams const& p,
-                                      CUtensorMap const* map_d, unsigned char* buffers, uint32_t& stored, int m0,
-                                      int n0, int t, int group) {
-    const float scale = epilogue_scale(p);  // beta is 0: the launcher gives no map otherwise
+  // scale: epilogue_scale (beta is 0: the launcher gives no map otherwise).
+  __device__ static void store_by_tma(float const (&total)[subs][acc_size], float scale, CUtensorMap const* map_d,
+                                      unsigned char* buffers, uint32_t& stored, int m0, int n0, int t, int group) {
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
@@ -514,7 +531,7 @@ FLY_UNROLL
         for (int h = 0; h < 2; ++h) {
           const int i = 4 * (j0 + jj) + 2 * h;  // wgmma's D fragment: total[sub][4j + 2h + {0, 1}]
           *reinterpret_cast<Pair*>(buf + StoreChunk::pair_offset(t, jj, h)) =
-              Pair{TD(scale * total[sub][i]), TD(scale * total[sub][i + 1])};
+              Pair::of(scale * total[sub][i], scale * total[sub][i + 1]);
         }
       fence_proxy_async_shared();  // the writes, visible to the TMA
       sync_warpgroup(group);       // ... from every thread of the warpgroup
@@ -527,9 +544,8 @@ FLY_UNROLL
 
   // The warpgroup's 64 x BN totals into D from row m0, column n0, each where fragment_position puts
   // it. Split over K, only the slice this block (rank) finished.
-  __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, int m0, int n0, int t,
-                               int rank) {
-    const float scale = epilogue_scale(p);
+  __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, float scale, int m0, int n0,
+                               int t, int rank) {
     const bool pairs =
         p.beta == 0.f && p.ldd % 2 == 0 && reinterpret_cast<uintptr_t>(p.d) % sizeof(Pair) == 0;
 FLY_UNROLL
@@ -543,7 +559,7 @@ FLY_UNROLL
         if (row >= p.m || col >= p.n || (split_k > 1 && Split::owner(sub * acc_size + i) != rank)) continue;
         if (pairs && col + 1 < p.n) {
           *reinterpret_cast<Pair*>(static_cast<TD*>(p.d) + int64_t(row) * p.ldd + col) =
-              Pair{TD(scale * total[sub][i]), TD(scale * total[sub][i + 1])};
+              Pair::of(scale * total[sub][i], scale * total[sub][i + 1]);
         } else {
           store_value<TD>(p, scale, row, col, total[sub][i]);
           if (col + 1 < p.n) store_value<TD>(p, scale, row, col + 1, total[sub][i + 1]);
