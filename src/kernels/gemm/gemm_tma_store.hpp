@@ -22,10 +22,14 @@ struct TmaStoreChunk {
 
   // Byte offset in the chunk of thread t's pair (jj, h), t in [0, 128): its wgmma D fragment puts the
   // pair at row 16 (t / 32) + (t % 32) / 4 + 8 h and columns 8 jj + 2 (t % 4) + {0, 1} of the chunk.
+  // The swizzle is taken of the thread's part only and pair jj's 8 jj columns XORed in after it:
+  // their bytes (bits 4-6 of the offset for 16-bit D, 5-6 for f32) share no bit with the thread's
+  // 2 (t % 4) columns (bits 2-3, 3-4) nor with the row (bits 7 up), so adding them is XORing them,
+  // and the swizzle (bits 4-6 ^= bits 7-9) commutes with that XOR. A tile's chunks then cost one
+  // LOP3 a pair, where the swizzle of each pair's whole offset cost three (ptxas, 2026-12-06).
   FLY_HD static int pair_offset(int t, int jj, int h) {
     const int row = 16 * (t / 32) + (t % 32) / 4 + 8 * h;
-    const int col = 8 * jj + 2 * (t % 4);
-    return Swizzle<3, 4, 3>{}(row * row_bytes + col * elem_bytes);
+    return Swizzle<3, 4, 3>{}(row * row_bytes + 2 * (t % 4) * elem_bytes) ^ (8 * jj * elem_bytes);
   }
 };
 
