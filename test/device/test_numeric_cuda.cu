@@ -25,53 +25,38 @@ __device__ uint16_t software_half(float x) {
   return uint16_t(fly::detail::minifloat_encode<fly::detail::binary16_format>(x));
 }
 
-// Every pattern, grid-stride; counts the mismatches and keeps the smallest mismatching pattern.
-__global__ void compare_all(unsigned long long* mismatches, unsigned* first) {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-  unsigned long long bad = 0;
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (uint64_t(1) << 32); i += stride) {
-    const float x = __uint_as_float(uint32_t(i));
-    if (fly::half(x).bits() != software_half(x)) {
-      ++bad;
-      atomicMin(first, uint32_t(i));
-    }
-  }
-  if (bad != 0) atomicAdd(mismatches, bad);
-}
-
 __device__ uint16_t software_bfloat16(float x) {
   const uint32_t u = __float_as_uint(x);
   if ((u & 0x7FFFFFFFu) > 0x7F800000u) return uint16_t((u >> 16) | 0x0040u);
   return uint16_t((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 
-__global__ void compare_all_bfloat16(unsigned long long* mismatches, unsigned* first) {
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-  unsigned long long bad = 0;
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (uint64_t(1) << 32); i += stride) {
-    const float x = __uint_as_float(uint32_t(i));
-    if (fly::bfloat16(x).bits() != software_bfloat16(x)) {
-      ++bad;
-      atomicMin(first, uint32_t(i));
-    }
-  }
-  if (bad != 0) atomicAdd(mismatches, bad);
-}
-
-// pack2<T>(x, y) for every float pattern x, y a scrambled other pattern: x's bits in the low half,
-// y's in the high, each what T(float) gives, or for a NaN input any NaN of T.
+// What each float pattern must satisfy: the device's conversion gives the software's bits.
+struct HalfMatches {
+  __device__ bool operator()(float x) const { return fly::half(x).bits() == software_half(x); }
+};
+struct BfloatMatches {
+  __device__ bool operator()(float x) const { return fly::bfloat16(x).bits() == software_bfloat16(x); }
+};
+// pack2<T>(x, y), y a scrambled other pattern: x's bits in the low half, y's in the high, each
+// what T(float) gives, or for a NaN input any NaN of T.
 template <class T>
-__global__ void compare_all_pairs(unsigned long long* mismatches, unsigned* first) {
+struct Pack2Matches {
+  __device__ static bool same(uint16_t got, float v) { return v != v ? T::from_bits(got).is_nan() : got == T(v).bits(); }
+  __device__ bool operator()(float x) const {
+    const float y = __uint_as_float(__brev(__float_as_uint(x)) ^ 0x80000001u);
+    const uint32_t packed = fly::pack2<T>(x, y);
+    return same(uint16_t(packed & 0xFFFFu), x) && same(uint16_t(packed >> 16), y);
+  }
+};
+
+// Every float pattern, grid-stride; counts those `matches` refuses and keeps the smallest.
+template <class Matches>
+__global__ void compare_all(Matches matches, unsigned long long* mismatches, unsigned* first) {
   const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
   unsigned long long bad = 0;
-  auto same = [](uint16_t got, float v) {
-    const uint16_t want = T(v).bits();
-    return v != v ? T::from_bits(got).is_nan() : got == want;
-  };
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (uint64_t(1) << 32); i += stride) {
-    const float x = __uint_as_float(uint32_t(i)), y = __uint_as_float(__brev(uint32_t(i)) ^ 0x80000001u);
-    const uint32_t packed = fly::pack2<T>(x, y);
-    if (!same(uint16_t(packed & 0xFFFFu), x) || !same(uint16_t(packed >> 16), y)) {
+    if (!matches(__uint_as_float(uint32_t(i)))) {
       ++bad;
       atomicMin(first, uint32_t(i));
     }
@@ -122,23 +107,23 @@ TEST(NumericCuda, HalfToFloatMatchesTheSoftwareDecoderForEveryHalf) {
 
 TEST(NumericCuda, HalfFromFloatMatchesTheSoftwareEncoderForEveryFloat) {
   FLY_SKIP_WITHOUT_GPU();
-  const auto [bad, first] = mismatches([](unsigned long long* b, unsigned* f) { compare_all<<<1024, 256>>>(b, f); });
+  const auto [bad, first] = mismatches([](unsigned long long* b, unsigned* f) { compare_all<<<1024, 256>>>(HalfMatches{}, b, f); });
   EXPECT_EQ(bad, 0u) << "first mismatching float bits 0x" << std::hex << first;
 }
 
 TEST(NumericCuda, BfloatFromFloatMatchesTheSoftwareEncoderForEveryFloat) {
   FLY_SKIP_WITHOUT_GPU();
-  const auto [bad, first] = mismatches([](unsigned long long* b, unsigned* f) { compare_all_bfloat16<<<1024, 256>>>(b, f); });
+  const auto [bad, first] = mismatches([](unsigned long long* b, unsigned* f) { compare_all<<<1024, 256>>>(BfloatMatches{}, b, f); });
   EXPECT_EQ(bad, 0u) << "first mismatching float bits 0x" << std::hex << first;
 }
 
 TEST(NumericCuda, PairedConversionsMatchTheScalarOnesForEveryFloat) {
   FLY_SKIP_WITHOUT_GPU();
   const auto [bf16, first_bf16] =
-      mismatches([](unsigned long long* b, unsigned* f) { compare_all_pairs<fly::bfloat16><<<1024, 256>>>(b, f); });
+      mismatches([](unsigned long long* b, unsigned* f) { compare_all<<<1024, 256>>>(Pack2Matches<fly::bfloat16>{}, b, f); });
   EXPECT_EQ(bf16, 0u) << "bfloat16: first mismatching float bits 0x" << std::hex << first_bf16;
   const auto [f16, first_f16] =
-      mismatches([](unsigned long long* b, unsigned* f) { compare_all_pairs<fly::half><<<1024, 256>>>(b, f); });
+      mismatches([](unsigned long long* b, unsigned* f) { compare_all<<<1024, 256>>>(Pack2Matches<fly::half>{}, b, f); });
   EXPECT_EQ(f16, 0u) << "half: first mismatching float bits 0x" << std::hex << first_f16;
 }
 
