@@ -46,7 +46,7 @@
 # GEMM_COMPARE="<variant> ..." likewise runs the fly GEMM rows of each variant's types with that
 # variant forced (FLY_GEMM_VARIANT; rows it cannot run report an error): compare.txt;
 # GEMM_COMPARE_ROWS (a fly_bench filter, e.g. '^gemm/e4m3_bf16/(4096x4096x4096|8192x8192x8192)/fly/')
-# narrows those rows (BENCH_FILTER does not). An ncu
+# narrows those rows (BENCH_FILTER does not); a variant of a type it does not name is skipped. An ncu
 # profile of one forced variant: FLY_GEMM_VARIANT=<name> TESTS=skip NCU_GEMM=<row> for the whole call.
 # PA_SWEEP="1x8192x32x8x1 1x32768x32x8x1 ..." (BxCTXxHQxHKVxQLEN) times fly (bf16 and fp8 caches)
 # and cuDNN SDPA at each shape ("sweep" lines of compare.txt): a line through time against bytes
@@ -208,8 +208,12 @@ if ((status == 0)); then
         2>&1 | grep -E "^pa_decode/" | sed "s|^|$v |" | cut -c1-300 >>"$out/compare.txt"
     done
     for v in ${GEMM_COMPARE:-}; do  # the fly rows of the variant's own types, that variant forced
-      case $v in *_e4m3fn_bf16_*) rows='^gemm/e4m3_bf16/.*/fly/' ;; *_f32_f32_*) rows='^gemm/f32_f32/.*/fly/' ;; *) continue ;; esac
-      rows=${GEMM_COMPARE_ROWS:-$rows}  # a narrower filter of fly rows (a whole pass of every row: ~70 s a variant)
+      case $v in *_e4m3fn_bf16_*) type=e4m3_bf16 ;; *_f32_f32_*) type=f32_f32 ;; *) continue ;; esac
+      rows="^gemm/$type/.*/fly/"
+      if [[ -n ${GEMM_COMPARE_ROWS:-} ]]; then  # a narrower filter of fly rows (every row: ~70 s a variant)
+        [[ $GEMM_COMPARE_ROWS == *"$type"* ]] || continue  # rows of another type than the variant's
+        rows=$GEMM_COMPARE_ROWS
+      fi
       FLY_GEMM_VARIANT=$v build/cuda/bench/fly_bench --benchmark_min_time=0.2 "--benchmark_filter=$rows" \
         2>&1 | grep -E "^gemm/" | sed "s|^|$v |" | cut -c1-300 >>"$out/compare.txt"
     done

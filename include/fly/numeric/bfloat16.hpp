@@ -38,7 +38,7 @@ struct bfloat16 {
     uint32_t const u = detail::float_to_bits(x);
     bool const nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
     uint16_t const nan_bits = static_cast<uint16_t>((u >> 16) | 0x0040u);  // quiet, sign and top payload kept
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800  // cvt.rn.bf16.f32: sm_80 and up
     // the hardware conversion (round to nearest even, overflow to infinity, as below), the NaN
     // chosen after it without a branch, as fly::half does: the integer rounding below is ~8
     // instructions a value, and the GEMM epilogues convert every accumulator (docs/gemm.md,
