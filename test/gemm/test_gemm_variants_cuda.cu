@@ -46,7 +46,10 @@ using fly_test::Buffer;
 enum class Data { exact, random };
 
 bool is_persistent(const GemmVariant& v) { return std::string(v.name).find("_tmaws_") != std::string::npos; }
-bool stores_by_tma(const GemmVariant& v) { return is_persistent(v) && std::string(v.name).ends_with("_st"); }
+bool stores_by_tma(const GemmVariant& v) {
+  const std::string name = v.name;
+  return is_persistent(v) && (name.ends_with("_st") || name.ends_with("_stw"));
+}
 bool splits_k(const GemmVariant& v) {
   const std::string name = v.name;
   return is_persistent(v) && (name.ends_with("_k2") || name.ends_with("_k4"));

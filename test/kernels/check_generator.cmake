@@ -52,6 +52,8 @@ set(expect
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x64x128_w4x1_tmaws_s12_c1x2_st.cu"
   "reject gemm_sm90a_e4m3fn_bf16_128x192x128_w8x1_tmaws_s5_st: 5 stages need 238672 bytes of shared memory"
   "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_stw.cu"
+  "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_stw: the TMA-store epilogue .:st. is the persistent block's .tmaws."
   "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
   "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_c2x1: clusters .:c2x1. are the persistent block's .tmaws."
   "file sm90a [^\n]*/gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s3_b4.cu"

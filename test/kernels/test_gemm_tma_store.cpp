@@ -20,12 +20,12 @@ using fly::kernels::TmaStoreChunk;
 // (address bits [4, 7) ^= bits [7, 10)), not through fly::Swizzle: the linear offset of byte `at`.
 int64_t unswizzle(int64_t at) { return at ^ (((at >> 7) & 7) << 4); }
 
-template <class TD>
+template <class TD, int Rows = 64>
 void expect_every_value_lands_where_the_tma_reads_it() {
-  using Chunk = TmaStoreChunk<TD>;
+  using Chunk = TmaStoreChunk<TD, Rows>;
   constexpr int elem = int(sizeof(TD));
   std::vector<int> writes(Chunk::bytes, 0);
-  for (int t = 0; t < 128; ++t)
+  for (int t = 0; t < 2 * Rows; ++t)  // a warpgroup's threads, or (16 rows) a warp's lanes
     for (int jj = 0; jj < Chunk::pairs_per_row; ++jj)
       for (int h = 0; h < 2; ++h) {
         const int at = Chunk::pair_offset(t, jj, h);
@@ -44,9 +44,9 @@ void expect_every_value_lands_where_the_tma_reads_it() {
 
 // The wavefronts one warp's store of pair (jj, h) takes: the 32 lanes' bytes grouped by 4-byte bank;
 // a bank touched at k different words needs k wavefronts.
-template <class TD>
+template <class TD, int Rows = 64>
 int wavefronts(int warp, int jj, int h) {
-  using Chunk = TmaStoreChunk<TD>;
+  using Chunk = TmaStoreChunk<TD, Rows>;
   std::vector<std::set<int>> words(32);
   for (int lane = 0; lane < 32; ++lane) {
     const int at = Chunk::pair_offset(32 * warp + lane, jj, h);
@@ -78,6 +78,20 @@ TEST(GemmTmaStore, EachWarpStoreTakesTheFewestWavefronts) {
       for (int jj = 0; jj < TmaStoreChunk<float>::pairs_per_row; ++jj)  // 256 bytes: two at least
         EXPECT_EQ(wavefronts<float>(warp, jj, h), 2) << "warp " << warp << " pair " << jj << ", " << h;
     }
+}
+
+// The `:stw` cells' chunks: one warp's 16 rows, its lanes as t.
+TEST(GemmTmaStore, WarpChunksHoldTheWarpsSixteenRowsOnceAndTakeTheFewestWavefronts) {
+  EXPECT_EQ((TmaStoreChunk<fly::bfloat16, 16>::bytes), 16 * 128);
+  expect_every_value_lands_where_the_tma_reads_it<fly::bfloat16, 16>();
+  expect_every_value_lands_where_the_tma_reads_it<fly::half, 16>();
+  expect_every_value_lands_where_the_tma_reads_it<float, 16>();
+  for (int h = 0; h < 2; ++h) {
+    for (int jj = 0; jj < TmaStoreChunk<fly::bfloat16, 16>::pairs_per_row; ++jj)
+      EXPECT_EQ((wavefronts<fly::bfloat16, 16>(0, jj, h)), 1) << "pair " << jj << ", " << h;
+    for (int jj = 0; jj < TmaStoreChunk<float, 16>::pairs_per_row; ++jj)
+      EXPECT_EQ((wavefronts<float, 16>(0, jj, h)), 2) << "pair " << jj << ", " << h;
+  }
 }
 
 }  // namespace

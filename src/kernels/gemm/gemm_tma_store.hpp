@@ -13,14 +13,17 @@
 
 namespace fly::kernels {
 
-template <class TD>
+// Rows 64: a warpgroup's chunk (t its thread, 0-127); Rows 16: one warp's (t its lane, 0-31; the
+// `:stw` cells, each warp storing its own 16 rows with no warpgroup barrier).
+template <class TD, int Rows = 64>
 struct TmaStoreChunk {
-  static constexpr int rows = 64, row_bytes = 128, bytes = rows * row_bytes;
+  static_assert(Rows == 64 || Rows == 16, "TmaStoreChunk: a warpgroup's 64 rows or a warp's 16");
+  static constexpr int rows = Rows, row_bytes = 128, bytes = rows * row_bytes;
   static constexpr int elem_bytes = int(sizeof(TD));
   static constexpr int cols = row_bytes / elem_bytes;  // columns of D a chunk holds
   static constexpr int pairs_per_row = cols / 8;             // a thread's column pairs per fragment row
 
-  // Byte offset in the chunk of thread t's pair (jj, h), t in [0, 128): its wgmma D fragment puts the
+  // Byte offset in the chunk of thread t's pair (jj, h), t in [0, Rows * 2): its wgmma D fragment puts the
   // pair at row 16 (t / 32) + (t % 32) / 4 + 8 h and columns 8 jj + 2 (t % 4) + {0, 1} of the chunk.
   // The swizzle is taken of the thread's part only and pair jj's 8 jj columns XORed in after it:
   // their bytes (bits 4-6 of the offset for 16-bit D, 5-6 for f32) share no bit with the thread's

@@ -77,13 +77,19 @@
 
 namespace fly::kernels {
 
-template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1>
+template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1,
+          bool WarpStore_ = false>
 struct GemmWgmmaWsBlock {
   static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_, cluster_n = ClusterN_;
   static constexpr int split_k = SplitK_;
   static constexpr int multicast = cluster_m * cluster_n;  // blocks sharing each other's loads
   static constexpr int cluster = multicast * split_k;      // blocks launched together
   static constexpr bool tma_store = TmaStore_;
+  // With the TMA store, each warp stores its own 16 rows through its own two buffers, a __syncwarp
+  // where a warpgroup's chunk takes two warpgroup barriers (cells spelled `:stw`; on trial), as
+  // cuBLASLt's epilogue does.
+  static constexpr bool warp_store = WarpStore_;
+  static_assert(!warp_store || tma_store, "GemmWgmmaWsBlock: warp stores (:stw) are a form of the TMA store");
   using TA = float8_e4m3fn;
   // one wgmma N up to 192 (N = 192: 96 totals and one partial fit beside each other), else 128-wide sub-tiles
   static constexpr int sub_n = BN <= 128 || BN == 192 ? BN : 128, subs = BN / sub_n;
@@ -129,8 +135,10 @@ struct GemmWgmmaWsBlock {
   static constexpr int barriers = (multicast > 1 ? 3 * Stages : 2 * Stages) + (split_k > 1 ? 2 * consumers : 0);
   // TmaStore: two chunk buffers per consumer warpgroup after the ring (1024-byte aligned: stages are
   // whole 8-row swizzle atoms), then the barriers
-  using StoreChunk = TmaStoreChunk<TD>;
-  static constexpr int store_bytes = tma_store ? consumers * 2 * StoreChunk::bytes : 0;
+  using StoreChunk = TmaStoreChunk<TD, warp_store ? 16 : 64>;
+  static constexpr int store_owners = warp_store ? 4 : 1;  // a consumer warpgroup's chunk writers
+  static constexpr int group_store_bytes = store_owners * 2 * StoreChunk::bytes;  // 16 KB either way
+  static constexpr int store_bytes = tma_store ? consumers * group_store_bytes : 0;
   static_assert(!tma_store || (BN % StoreChunk::cols == 0 && sub_n % StoreChunk::cols == 0),
                 "GemmWgmmaWsBlock: the TMA-store chunks split the tile's sub-tiles evenly");
   static constexpr int smem_bytes = Stages * stage_bytes + store_bytes + exchange_bytes + barriers * 8 + swizzle_align;
@@ -354,7 +362,7 @@ FLY_UNROLL
         // 261-column D with 272-element rows), so the boxes are never left to clip.
         const int rows0 = m0 + group * 64;
         if (map_d != nullptr && rows0 + 64 <= p.m && n0 + BN <= p.n) {
-          store_by_tma(total, scale, map_d, smem + Stages * stage_bytes + group * 2 * StoreChunk::bytes, stored, rows0,
+          store_by_tma(total, scale, map_d, smem + Stages * stage_bytes + group * group_store_bytes, stored, rows0,
                        n0, thr % 128, group);
           continue;
         }
@@ -366,7 +374,7 @@ FLY_UNROLL
     // kernel, and waiting for the writes too held every block's exit for their global latency
     // (an L1 invalidate, 3% of the 2048^3 cell's stall samples, ncu 2026-12-06).
     if constexpr (tma_store) {
-      if (map_d != nullptr && thr % 128 == 0) tma_store_wait_read<0>();
+      if (map_d != nullptr && thr % (warp_store ? 32 : 128) == 0) tma_store_wait_read<0>();  // each issuer's own
     }
   }
 
@@ -515,30 +523,44 @@ FLY_UNROLL
   // 64 x BN scaled totals into D from row m0, column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
   // at `buffers`, alternating over all of its tiles (`stored`: chunks so far, advanced). Thread 0 of
   // the warpgroup issues the boxes; before a buffer is refilled, the box stored from it two chunks
-  // earlier (this tile's or the previous one's) has been read.
+  // earlier (this tile's or the previous one's) has been read. With warp_store the same per warp:
+  // 16-row chunks through the warp's own two buffers, issued by its lane 0.
   // scale: epilogue_scale (beta is 0: the launcher gives no map otherwise).
   __device__ static void store_by_tma(float const (&total)[subs][acc_size], float scale, CUtensorMap const* map_d,
                                       unsigned char* buffers, uint32_t& stored, int m0, int n0, int t, int group) {
+    // the chunk's writers: the warpgroup, or (warp_store) this thread's warp, whose 16 rows start
+    // 16 (t / 32) rows down and whose two buffers follow the warps' before it
+    const int writer = warp_store ? t % 32 : t, row0 = warp_store ? m0 + 16 * (t / 32) : m0;
+    if constexpr (warp_store) buffers += (t / 32) * 2 * StoreChunk::bytes;
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
-      if (t == 0) tma_store_wait_read<1>();
-      sync_warpgroup(group);  // buf is free
+      if (writer == 0) tma_store_wait_read<1>();
+      sync_writers(group);  // buf is free
       const int sub = c * StoreChunk::cols / sub_n, j0 = (c * StoreChunk::cols % sub_n) / 8;
 FLY_UNROLL
       for (int jj = 0; jj < StoreChunk::pairs_per_row; ++jj)
 FLY_UNROLL
         for (int h = 0; h < 2; ++h) {
           const int i = 4 * (j0 + jj) + 2 * h;  // wgmma's D fragment: total[sub][4j + 2h + {0, 1}]
-          *reinterpret_cast<Pair*>(buf + StoreChunk::pair_offset(t, jj, h)) =
+          *reinterpret_cast<Pair*>(buf + StoreChunk::pair_offset(writer, jj, h)) =
               Pair::of(scale * total[sub][i], scale * total[sub][i + 1]);
         }
       fence_proxy_async_shared();  // the writes, visible to the TMA
-      sync_warpgroup(group);       // ... from every thread of the warpgroup
-      if (t == 0) {
-        SM90_TMA_STORE_2D::copy(map_d, buf, n0 + c * StoreChunk::cols, m0);
+      sync_writers(group);         // ... from every writer of the chunk
+      if (writer == 0) {
+        SM90_TMA_STORE_2D::copy(map_d, buf, n0 + c * StoreChunk::cols, row0);
         tma_store_commit();
       }
+    }
+  }
+
+  // The writers of one TMA-store chunk meet: the consumer warpgroup, or (warp_store) the warp.
+  __device__ static void sync_writers(int group) {
+    if constexpr (warp_store) {
+      __syncwarp();
+    } else {
+      sync_warpgroup(group);
     }
   }
 

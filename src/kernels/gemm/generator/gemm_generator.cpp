@@ -144,6 +144,7 @@ struct Cell {
   int mfma = 0;    // the MFMA's M = N when the tile names it (:m32), else the target's default
   int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x4, ...: the persistent block's multicast)
   bool tma_store = false;            // :st, D stored through shared memory by TMA boxes (the persistent block's epilogue)
+  bool warp_store = false;           // :stw, the same a warp's 16 rows at a time, no warpgroup barrier
   int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent block)
   int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
   std::string name() const {
@@ -152,13 +153,13 @@ struct Cell {
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
            "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string()) +
            (split_k > 1 ? "_k" + std::to_string(split_k) : std::string()) +
-           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? "_st" : "");
+           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? (warp_store ? "_stw" : "_st") : "");
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:st]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:st|:stw]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:st)?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:stw?)?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -174,6 +175,7 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.split_k = m[11].matched ? std::stoi(m[11]) : 1;
   cell.min_blocks = m[12].matched ? std::stoi(m[12]) : 0;
   cell.tma_store = m[13].matched;
+  cell.warp_store = m[13].matched && m[13].str() == ":stw";
   // (:k1 would drop out of the name, a second cell of the same name)
   return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1 &&
          (!m[11].matched || cell.split_k >= 2);
@@ -465,8 +467,10 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   } else if (copy.ws) {
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
       << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d);
-    if (cell.tma_store || cell.split_k > 1) f << (cell.tma_store ? ", true" : ", false");  // TmaStore, when spelled or before SplitK
-    if (cell.split_k > 1) f << ", " << cell.split_k;
+    // TmaStore, SplitK and WarpStore, each when spelled or before one that is
+    if (cell.tma_store || cell.split_k > 1) f << (cell.tma_store ? ", true" : ", false");
+    if (cell.split_k > 1 || cell.warp_store) f << ", " << cell.split_k;
+    if (cell.warp_store) f << ", true";
     f << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
