@@ -89,7 +89,7 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
-  "registry [^\n]* 19\n")
+  "registry [^\n]* 20\n")
 fly_check_generator_output("${out}" ${expect})
 
 # What a cell's spelling must change in its translation unit (a name alone would pass the checks
