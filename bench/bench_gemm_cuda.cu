@@ -1,7 +1,8 @@
 // fly_gemm on the GPU beside cuBLASLt, same problems, same run. Each row reports TFLOP/s and, as a
-// fraction of the H200's ceilings, the compute rate (`of_peak`: datasheet dense rates, fp8 1979
-// TFLOP/s, fp32 67 TFLOP/s; cuBLAS's own sgemm reaches about 51) and the bandwidth of reading A and
-// B once and writing D (`of_hbm`: 4.57 TB/s read streaming, measured): skinny decode GEMMs are
+// fraction of the card's ceilings, the compute rate (`of_peak`: datasheet dense rates of the H100
+// and H200 SXM, which share them: fp8 1979 TFLOP/s, fp32 67 TFLOP/s; cuBLAS's own sgemm reaches
+// about 51) and the bandwidth of reading A and B once and writing D (`of_hbm`: over `read_TBs`, the
+// read-streaming rate this run measured on this card, read_ceiling.cuh): skinny decode GEMMs are
 // bound by the latter. Inputs rotate over copies spanning twice the L2, so no row is L2-resident.
 // cuBLASLt runs in its default mode (fp8 partial sums promoted to fp32: `cublaslt`) and, for fp8,
 // with fast accumulation (`cublaslt_fastaccum`, the tensor cores' own accumulator, as fly's fp8
@@ -30,6 +31,7 @@
 #include "gemm_check.cuh"
 #include "gemm_cuda_problem.cuh"
 #include "gemm_shapes.hpp"
+#include "read_ceiling.cuh"
 
 namespace {
 
@@ -44,8 +46,7 @@ using fly::bench::Problem;
 using fly::bench::Shape;
 
 constexpr double kFp8PeakTflops = 1979.0;  // datasheet, dense
-constexpr double kFp32PeakTflops = 67.0;   // datasheet (H200 SXM), non-tensor fp32
-constexpr double kReadTBs = 4.57;          // read-only streaming, measured
+constexpr double kFp32PeakTflops = 67.0;   // datasheet (H100 and H200 SXM), non-tensor fp32
 
 // Calls in a `batch_us` batch: 20, or FLY_BENCH_BATCH_CALLS (1 to 500). The batch is enqueued
 // behind the held stream, whose hold gives up after a second: past the driver's queue of pending
@@ -84,7 +85,8 @@ void report(benchmark::State& state, Problem const& p, Times t, const std::strin
   state.counters["TFLOPs"] = tflops;
   state.counters["of_peak"] = tflops / (p.ab == FLY_DTYPE_F32 ? kFp32PeakTflops : kFp8PeakTflops);
   state.counters["TBs"] = tbs;
-  state.counters["of_hbm"] = tbs / kReadTBs;
+  state.counters["of_hbm"] = tbs / fly::bench::read_ceiling_tbs();
+  state.counters["read_TBs"] = fly::bench::read_ceiling_tbs();
   state.counters["us"] = seconds * 1e6;
   state.counters["batch_us"] = t.batch * 1e6;
   state.counters["call_us"] = t.call * 1e6;

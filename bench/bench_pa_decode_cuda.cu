@@ -26,7 +26,8 @@
 // (cudaEvents behind a held stream, gpu_timer.cuh: the host's launch cost is not in it) / 20: what
 // an engine replaying its decode graph pays per call, launch gaps between the kernels included.
 // Counters: us per call, KV_bytes (the K and V bytes a call must read: seqs x ctx x kv heads x
-// head_dim x 2 x element size), TBs, of_hbm (TBs / 4.57, the H200's measured read-streaming rate).
+// head_dim x 2 x element size), TBs, of_hbm (TBs / read_TBs, the read-streaming rate this run
+// measured on this card, read_ceiling.cuh).
 // The label: the variant and split fly_pa_decode_explain names, the input sets, the verified subset.
 #include <benchmark/benchmark.h>
 
@@ -47,6 +48,7 @@
 #include "gpu_timer.cuh"
 #include "pa_decode_cuda_problem.cuh"
 #include "pa_decode_measure.hpp"
+#include "read_ceiling.cuh"
 
 namespace {
 
@@ -283,7 +285,8 @@ void bench_pa_decode(benchmark::State& state, PaShape s, std::string row) {
     state.counters["us"] = seconds * 1e6;
     state.counters["KV_bytes"] = p.kv_bytes();
     state.counters["TBs"] = tbs;
-    state.counters["of_hbm"] = tbs / fly::bench::kPaReadTBs;
+    state.counters["of_hbm"] = tbs / fly::bench::read_ceiling_tbs();
+    state.counters["read_TBs"] = fly::bench::read_ceiling_tbs();
     state.counters["max_err"] = v.max_err;
     std::string line = why;  // "<variant> splits=N: why": keep the variant and the split
     if (const size_t colon = line.find(':'); colon != std::string::npos) line.resize(colon);

@@ -28,6 +28,7 @@
 #include "pa_decode_measure.hpp"
 #include "pa_decode_shapes.hpp"
 #include "pa_decode_tune.hpp"
+#include "read_ceiling.cuh"
 
 namespace fly::bench {
 namespace {
@@ -59,7 +60,14 @@ std::string variant_of(const std::string& line) {
 double of_hbm(const PaShape& s, double seconds) {
   const double bytes = double(s.seqs) * double(s.ctx) * double(s.kv_heads) * double(kPaHeadDim) * 2.0 *
                        (s.kv == FLY_DTYPE_E4M3FN ? 1.0 : 2.0);
-  return bytes / seconds * 1e-12 / kPaReadTBs;
+  return bytes / seconds * 1e-12 / read_ceiling_tbs();
+}
+
+std::string read_rate_text() {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, read_ceiling_measured() ? "%.2f TB/s" : "%.2f TB/s, not measured: the H200's",
+                read_ceiling_tbs());
+  return buf;
 }
 
 std::string time_text(const PaShape& s, double seconds) {
@@ -78,7 +86,8 @@ std::string header(const cudaDeviceProp& prop, const std::string& command, size_
          "# ratios) when each of the four is within a factor 2 of it, and only when the variant is compiled\n"
          "# in and eligible for the call; otherwise the dispatcher's ranking. Comments: GPU time per call in\n"
          "# a replayed graph of 20 calls (median of 30 replays) with the variant's split plan, the fraction\n"
-         "# of the 4.57 TB/s HBM read rate, the runner-up, how many variants ran.\n";
+         "# of the HBM read rate measured in the same run (" + read_rate_text() + "), the runner-up, how many\n"
+         "# variants ran.\n";
 }
 
 // A handle on the current device whose dispatcher sees `variants` and no tuning table.

@@ -29,7 +29,8 @@ then the median of 30 replays timed with CUDA events, / 20. When torch.cuda._sle
 is first held by a spinning kernel (like fly_bench's GpuTimer) so the host's replay launch is not
 in the interval ("held" in the header line).
 bytes = K + V bytes of the cache: B * ctx * Hkv * d * 2 * 2. of_hbm = TB/s / 4.57 (the H200's
-measured read-streaming rate). Each chosen configuration is checked once against an fp32 reference
+measured read-streaming rate; bench/report.py recomputes it from TB/s against the rate fly_bench
+measured in the same run, its rows' read_TBs). Each chosen configuration is checked once against an fp32 reference
 on one sequence (err = max |sdpa - ref| / max |ref|).
 Output: one line per shape,
     sdpa <label> backend=<b> us=<x> TB/s=<y> of_hbm=<z> gqa=<how> mask=<how> sets=<n> err=<e>

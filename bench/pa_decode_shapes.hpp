@@ -14,9 +14,6 @@ namespace fly::bench {
 
 // What every row shares: head_dim 128, blocks of 16 tokens, bf16 queries.
 inline constexpr int64_t kPaHeadDim = 128, kPaBlock = 16;
-// The H200's measured read-streaming rate (docs/h200-runs.md): of_hbm = TB/s / this.
-inline constexpr double kPaReadTBs = 4.57;
-
 // The cache layout of the rows: NHD unless FLY_BENCH_PA_LAYOUT says vllm or hnd.
 inline fly_kv_layout_t pa_bench_layout() {
   const char* v = std::getenv("FLY_BENCH_PA_LAYOUT");

@@ -1,0 +1,18 @@
+// The card's read-streaming ceiling, measured in the run that reports against it.
+//
+// Every `of_hbm` fraction fly_bench prints divides a row's bytes a second by this: the rate a plain
+// kernel reads a buffer far larger than the L2 once, behind a held stream (gpu_timer.cuh), the best
+// of a few grid shapes. A constant measured on one card would misstate the fraction on another
+// (an H100 streams about two thirds of an H200's 4.57 TB/s), so each run measures its own.
+#pragma once
+
+namespace fly::bench {
+
+// TB/s, measured once per process on the current device; every GPU row carries it as `read_TBs`.
+// When it cannot be measured (no GPU, an allocation or launch failed) it is kFallbackReadTBs, the
+// H200's figure (ARCHITECTURE.md), and read_ceiling_measured() says so.
+inline constexpr double kFallbackReadTBs = 4.57;
+double read_ceiling_tbs();
+bool read_ceiling_measured();
+
+}  // namespace fly::bench
