@@ -87,9 +87,9 @@ def pa_decode_table(rows, peers, hbm_tbs):
 
 
 def gemm_table(rows, torch_peers):
-    lines = ["| A x B -> D | M x N x K | libfly | cuBLASLt | libfly / cuBLASLt time | torch (peers.py) | "
-             "error (libfly, cuBLASLt) | variant |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| A x B -> D | M x N x K | libfly | cuBLASLt | libfly / cuBLASLt time | 20 back to back: libfly, cuBLASLt | "
+             "torch (peers.py) | error (libfly, cuBLASLt) | variant |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     points = []
     for (op, dtype, shape, impl), b in sorted(rows.items(), key=lambda kv: kv[1]["family_index"]):
         if op != "gemm" or impl != "fly":
@@ -98,11 +98,13 @@ def gemm_table(rows, torch_peers):
         m = int(shape.split("x")[0])
         rate = lambda r: f"{r['us']:.1f} us, {r['TFLOPs']:.0f} TFLOP/s, {r['TBs']:.2f} TB/s"  # noqa: E731
         ratio = f"{b['us'] / peer['us']:.2f}x" if peer else ""
+        batch = (f"{b['batch_us']:.1f} us, {peer['batch_us']:.1f} us ({b['batch_us'] / peer['batch_us']:.2f}x)"
+                 if peer and b.get("batch_us") and peer.get("batch_us") else "")
         err = f"{b.get('err', float('nan')):.2e}, {peer.get('err', float('nan')):.2e}" if peer else ""
         variant = b.get("label", "").split(":")[0]
         t = torch_peers.get((dtype, shape))
         torch_cell = f"{t['impl']}: {t['us']:.1f} us, {b['us'] / t['us']:.2f}x" if t else ""
-        lines.append(f"| {dtype.replace('_', ' -> ')} | {shape} | {rate(b)} | {rate(peer) if peer else ''} | {ratio} | "
+        lines.append(f"| {dtype.replace('_', ' -> ')} | {shape} | {rate(b)} | {rate(peer) if peer else ''} | {ratio} | {batch} | "
                      f"{torch_cell} | {err} | `{variant}` |")
         if peer:
             points.append((dtype, m, shape, b["TFLOPs"], peer["TFLOPs"], b["TBs"], peer["TBs"]))
@@ -192,7 +194,7 @@ def main(argv=None):
     ceiling = (f"{hbm_tbs:.2f} TB/s HBM read, measured on this card in the same run" if measured
                else f"{hbm_tbs:.2f} TB/s HBM read (the H200's; this run did not measure its own)")
     md += ["GPU time, never the host's enqueue: the paged decode per call in a replayed CUDA graph of 20 calls, "
-           "the GEMM of one call behind a held stream (fly_bench's `batch_us` has 20 back to back). "
+           "the GEMM of one call behind a held stream, and of 20 back to back (a replayed graph, `batch_us`). "
            f"Fractions of the measured ceilings: {ceiling}.", ""]
     made = plot(pa_points, gemm_points, a.plots, hbm_tbs) if a.plots else []
     out_dir = pathlib.Path(a.out).parent if a.out else pathlib.Path(".")
