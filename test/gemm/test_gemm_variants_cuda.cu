@@ -48,7 +48,8 @@ enum class Data { exact, random };
 bool is_persistent(const GemmVariant& v) { return std::string(v.name).find("_tmaws_") != std::string::npos; }
 bool stores_by_tma(const GemmVariant& v) {
   const std::string name = v.name;
-  return is_persistent(v) && (name.ends_with("_st") || name.ends_with("_stw"));
+  return is_persistent(v) && (name.ends_with("_st") || name.ends_with("_stw") || name.ends_with("_st_nb") ||
+                              name.ends_with("_stw_nb"));
 }
 bool splits_k(const GemmVariant& v) {
   const std::string name = v.name;

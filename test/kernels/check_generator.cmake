@@ -54,6 +54,10 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_stw.cu"
   "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_stw: the TMA-store epilogue .:st. is the persistent block's .tmaws."
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_st_nb.cu"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_stw_nb.cu"
+  "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_nb: :nb: the next tile's first batch goes under the TMA-store epilogue: :st:nb or :stw:nb"
+  "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_nb: the next tile's batch under the epilogue .:nb. is the persistent block's .tmaws."
   "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
   "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_c2x1: clusters .:c2x1. are the persistent block's .tmaws."
   "file sm90a [^\n]*/gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s3_b4.cu"
@@ -89,12 +93,12 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
-  "registry [^\n]* 20\n")
+  "registry [^\n]* 22\n")
 fly_check_generator_output("${out}" ${expect})
 
 # What a cell's spelling must change in its translation unit (a name alone would pass the checks
 # above): `:st` instantiates the TMA-store block and hands the kernel D's map when the launcher made
-# one; `:b4` caps the kernel's registers through __launch_bounds__; `:k2` instantiates the split
+# one, `:stw` and `:nb` its warp-store and next-batch forms; `:b4` caps the kernel's registers through __launch_bounds__; `:k2` instantiates the split
 # block and warms B from its share of K; a plain cell does none of these.
 function(fly_expect_in_unit name)
   file(READ ${OUT}/${name}.cu text)
@@ -108,6 +112,12 @@ endfunction()
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_st
   "GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16, true>" "args.d_by_tma ? &args.d : nullptr")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4 "GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16>")
+fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_stw
+  "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, true, 1, true>")
+fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_st_nb
+  "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, true, 1, false, true>")
+fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_stw_nb
+  "GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16, true, 1, true, true>")
 fly_expect_in_unit(gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s3_b4 "__launch_bounds__(Block::threads, 4)")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_k2
   "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, false, 2>" "Block::first_k0(args.p")

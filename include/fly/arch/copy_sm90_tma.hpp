@@ -280,6 +280,23 @@ struct SM90_TMA_STORE_2D {
     detail::arch_unavailable_sm90(tensor_map, smem, x, y);
 #endif
   }
+
+  // The store, then its commit (tma_store_commit), by the threads where `issue` holds: predicated
+  // instructions, not a branch, so that a warp's one issuing lane leaves no divergent path in the
+  // code around it (ptxas serialises the wgmmas in flight across one: C7518; cuBLASLt's epilogue
+  // stores under a predicate the same way).
+  FLY_HOST_DEVICE static void copy_commit_if(bool issue, void const* tensor_map, void const* smem, int32_t x, int32_t y) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %4, 0;\n"
+        "@p cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+        "@p cp.async.bulk.commit_group;\n}\n" ::"l"(reinterpret_cast<uint64_t>(tensor_map)),
+        "r"(detail::smem_u32(smem)), "r"(x), "r"(y), "r"(uint32_t(issue))
+        : "memory");
+#else
+    detail::arch_unavailable_sm90(issue, tensor_map, smem, x, y);
+#endif
+  }
 };
 
 // Closes this thread's current bulk group of TMA stores.
@@ -298,6 +315,18 @@ FLY_HOST_DEVICE inline void tma_store_wait_read() {
   asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
 #else
   detail::arch_unavailable_sm90();
+#endif
+}
+
+// The same, by the threads where `wait` holds, as a predicated instruction (copy_commit_if says why).
+template <int Pending>
+FLY_HOST_DEVICE inline void tma_store_wait_read_if(bool wait) {
+#if defined(FLY_ARCH_MMA_SM90_ENABLED)
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %1, 0;\n@p cp.async.bulk.wait_group.read %0;\n}\n" ::"n"(Pending),
+               "r"(uint32_t(wait))
+               : "memory");
+#else
+  detail::arch_unavailable_sm90(wait);
 #endif
 }
 

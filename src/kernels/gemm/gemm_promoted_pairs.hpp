@@ -5,6 +5,8 @@
 // finished batch frees, the two callables:
 //   issue(g, part): commits batch g (waiting for its stage first where it needs to);
 //   done(h):        batch h - 1 has finished (h = 1 .. n; h = n after the last batch).
+// FirstIssued: batch 0 is already in flight into part[0] (the caller issued it, e.g. before the
+// previous tile's epilogue), so the loop starts at batch 1.
 // Straight-line pairs with the partials fixed at compile time and no "is there a previous batch"
 // tests: ptxas proves the partial a step adds finished on every path only when every step is
 // issue + wait_group 1 + add, and nothing but wgmma defines a partial and only AddAccumulators (an
@@ -16,16 +18,18 @@
 
 namespace fly::kernels {
 
-template <int N, class Issue, class Done>
+template <bool FirstIssued = false, int N, class Issue, class Done>
 FLY_HOST_DEVICE void run_promoted_pairs(int n, float (&total)[N], float (&part)[2][N], Issue&& issue, Done&& done) {
-  if (n <= 0) return;
+  if constexpr (!FirstIssued) {
+    if (n <= 0) return;
+  }  // (else n >= 1: batch 0 is in flight, and an early return would leave it so)
   auto step = [&](int g, float(&cur)[N], float(&prev)[N]) {
     issue(g, cur);
     gmma::warpgroup_wait<1>();  // prev's batch (g - 1) is done, cur's runs on
     done(g);
     gmma::AddAccumulators<N>::add(total, prev);
   };
-  issue(0, part[0]);
+  if constexpr (!FirstIssued) issue(0, part[0]);
   int g = 1;
   for (; g + 1 < n; g += 2) {
     step(g, part[1], part[0]);

@@ -53,6 +53,16 @@
 // Only tiles wholly inside D go by boxes (the TMA wrote past D's last column where it had to clip);
 // the edge tiles store directly.
 //
+// The next tile's first batch under the epilogue (NextBatch, cells spelled `:nb`, with `:st` or
+// `:stw`; on trial): once a tile's totals are complete, the consumer warpgroup issues the next
+// tile's first k-tile into the free partial and only then scales and stores the totals, so the
+// tensor cores are not idle through the epilogue. ptxas keeps the wgmmas asynchronous only where
+// no code is reached both with a batch in flight and without, and no divergent branch lies under
+// one: the first batch of a tile is issued before its loop (`FirstIssued`), the walk leaves the loop
+// before the last tile's epilogue (which has nothing in flight), the epilogue under a batch is the
+// TMA store's (the edge tiles' direct stores branch per thread: those drain first), and its one
+// issuing thread stores and waits through predicated instructions (copy_commit_if).
+//
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; a 1-D grid
 // of at most one block per SM, a multiple of the cluster size, launched in such clusters.
 #pragma once
@@ -78,7 +88,7 @@
 namespace fly::kernels {
 
 template <int BM_, int BN_, int Stages_, int ClusterM_, int ClusterN_, class TD, bool TmaStore_ = false, int SplitK_ = 1,
-          bool WarpStore_ = false>
+          bool WarpStore_ = false, bool NextBatch_ = false>
 struct GemmWgmmaWsBlock {
   static constexpr int BM = BM_, BN = BN_, BK = 128, Stages = Stages_, cluster_m = ClusterM_, cluster_n = ClusterN_;
   static constexpr int split_k = SplitK_;
@@ -90,6 +100,10 @@ struct GemmWgmmaWsBlock {
   // cuBLASLt's epilogue does.
   static constexpr bool warp_store = WarpStore_;
   static_assert(!warp_store || tma_store, "GemmWgmmaWsBlock: warp stores (:stw) are a form of the TMA store");
+  // The next tile's first batch issued before this tile's epilogue (cells spelled `:nb`).
+  static constexpr bool next_batch = NextBatch_;
+  static_assert(!next_batch || (tma_store && SplitK_ == 1),
+                "GemmWgmmaWsBlock: the next tile's batch goes under the TMA-store epilogue (:st or :stw), without split-K");
   using TA = float8_e4m3fn;
   // one wgmma N up to 192 (N = 192: 96 totals and one partial fit beside each other), else 128-wide sub-tiles
   static constexpr int sub_n = BN <= 128 || BN == 192 ? BN : 128, subs = BN / sub_n;
@@ -339,35 +353,62 @@ struct GemmWgmmaWsBlock {
     // between each tile's last wgmma and its first store (the tensor cores idle; ncu, 2026-12-06)
     const float scale = epilogue_scale(p);
     const int64_t tiles = work.count();
-    for (int64_t i = 0; i < tiles; ++i) {
-      int m0, n0;
-      work.coord(i, m0, n0);
-      float total[subs][acc_size];
-FLY_UNROLL
-      for (int s = 0; s < subs; ++s)
-FLY_UNROLL
-        for (int i = 0; i < acc_size; ++i) total[s][i] = 0.f;
-      if constexpr (overlapped) {
-        mainloop_overlapped(total[0], part, desc, full, empty, work.k_tiles, it, thr);
-      } else {
-        mainloop_drained(total, part[0], desc, full, empty, work.k_tiles, it, thr);
-      }
-      if constexpr (split_k > 1) {  // every warpgroup of every tile, in or past D: the peers wait for it
-        exchange(total, detail::smem_u32(smem + Stages * stage_bytes + store_bytes) + group * Split::buffer_bytes,
-                 received + group, read + group, i, i + 1 == tiles, work.rank, group, thr % 128);
-      }
+    unsigned char* store_buffers = smem + Stages * stage_bytes + group * group_store_bytes;
+    // The warpgroup's 64 rows of the tile at (m0, n0) into D, by boxes or directly (nothing in flight).
+    auto epilogue = [&](float const (&total)[subs][acc_size], int m0, int n0) {
+      const int rows0 = m0 + group * 64;
       if constexpr (tma_store) {
-        // Boxes only for a warpgroup's tile wholly inside D; the edge tiles store directly. The TMA
-        // wrote past D's last column where a box straddled it (the H100, 2026-12-05: D(0, 261) of a
-        // 261-column D with 272-element rows), so the boxes are never left to clip.
-        const int rows0 = m0 + group * 64;
-        if (map_d != nullptr && rows0 + 64 <= p.m && n0 + BN <= p.n) {
-          store_by_tma(total, scale, map_d, smem + Stages * stage_bytes + group * group_store_bytes, stored, rows0,
-                       n0, thr % 128, group);
-          continue;
+        if (by_boxes(p, map_d, rows0, n0)) {
+          store_by_tma(total, scale, map_d, store_buffers, stored, rows0, n0, thr % 128, group);
+          return;
         }
       }
-      store(total, p, scale, m0 + group * 64, n0, thr % 128, work.rank);
+      store(total, p, scale, rows0, n0, thr % 128, work.rank);
+    };
+    if constexpr (next_batch) {
+      // Tile i + 1's first batch goes in before tile i's epilogue (the header says how ptxas wants
+      // it): the loop is entered and re-entered with a batch in flight, and left before the last
+      // tile's epilogue; an edge tile drains first (its direct stores branch per thread).
+      // (no loop test: the back edge, taken with a batch in flight, may not reach an exit)
+      if (tiles == 0) return;  // no store to wait for
+      issue_first(desc, full, it, part[0]);
+      for (int64_t i = 0;; ++i) {
+        int m0, n0;
+        work.coord(i, m0, n0);
+        float total[subs][acc_size];
+        zero(total);
+        if constexpr (overlapped) {
+          mainloop_overlapped<true>(total[0], part, desc, full, empty, work.k_tiles, it, thr);
+        } else {
+          mainloop_drained<true>(total, part[0], desc, full, empty, work.k_tiles, it, thr);
+        }
+        const int rows0 = m0 + group * 64;
+        if (i + 1 < tiles && by_boxes(p, map_d, rows0, n0)) {
+          issue_first(desc, full, it, part[0]);
+          store_by_tma(total, scale, map_d, store_buffers, stored, rows0, n0, thr % 128, group);
+          continue;
+        }
+        epilogue(total, m0, n0);
+        if (i + 1 == tiles) break;
+        issue_first(desc, full, it, part[0]);
+      }
+    } else {
+      for (int64_t i = 0; i < tiles; ++i) {
+        int m0, n0;
+        work.coord(i, m0, n0);
+        float total[subs][acc_size];
+        zero(total);
+        if constexpr (overlapped) {
+          mainloop_overlapped(total[0], part, desc, full, empty, work.k_tiles, it, thr);
+        } else {
+          mainloop_drained(total, part[0], desc, full, empty, work.k_tiles, it, thr);
+        }
+        if constexpr (split_k > 1) {  // every warpgroup of every tile, in or past D: the peers wait for it
+          exchange(total, detail::smem_u32(smem + Stages * stage_bytes + store_bytes) + group * Split::buffer_bytes,
+                   received + group, read + group, i, i + 1 == tiles, work.rank, group, thr % 128);
+        }
+        epilogue(total, m0, n0);
+      }
     }
     // The chunk buffers stay in use until the TMA has read them. Only the read is waited for (as
     // CUTLASS's epilogue does): the grid's completion makes D's bulk writes visible to the next
@@ -378,6 +419,21 @@ FLY_UNROLL
     }
   }
 
+  // Whether the warpgroup's 64 rows of the tile at (rows0, n0) go to D by TMA boxes: with the TMA
+  // store and D's map, and only for a tile wholly inside D; the edge tiles store directly. The TMA
+  // wrote past D's last column where a box straddled it (the H100, 2026-12-05: D(0, 261) of a
+  // 261-column D with 272-element rows), so the boxes are never left to clip.
+  __device__ static bool by_boxes(GemmParams const& p, CUtensorMap const* map_d, int rows0, int n0) {
+    return map_d != nullptr && rows0 + 64 <= p.m && n0 + BN <= p.n;
+  }
+
+  __device__ static void zero(float (&total)[subs][acc_size]) {
+FLY_UNROLL
+    for (int s = 0; s < subs; ++s)
+FLY_UNROLL
+      for (int i = 0; i < acc_size; ++i) total[s][i] = 0.f;
+  }
+
   // The wgmma descriptors of stage 0's tiles: a, wgmma's M side (the consumer warpgroup's 64 rows
   // of A), and b, its N side (B's first row). Every other stage and k-step is an offset from them
   // (gmma::smem_desc_plus): a wgmma's operands cost an add each instead of an encoding (a shift,
@@ -385,6 +441,14 @@ FLY_UNROLL
   struct StageZero {
     uint64_t a, b;
   };
+
+  // NextBatch: the first batch of the tile whose k-tiles start at ring position `it` (sub-tile 0
+  // of its first k-tile) into `part`, once its stage has landed.
+  __device__ static void issue_first(StageZero const& desc, uint64_t* full, uint32_t it, float (&part)[acc_size]) {
+    const uint32_t s = it % Stages;
+    mbarrier::wait(&full[s], (it / Stages) & 1);
+    issue(desc, s * stage_bytes, 0, part);
+  }
 
   // One k-tile's four k-steps of sub-tile `sub` from the stage `stage` bytes into the ring, into
   // `part`, overwriting it (scale-d = 0). No compiler fences on `part` (they would count as
@@ -410,10 +474,12 @@ FLY_UNROLL
   // wait_group 1) is added into the total (run_promoted_pairs), so the warpgroup always has tensor
   // work queued; a stage is released one k-tile later than its batch was issued. `it`: the ring
   // position, advanced.
+  // FirstIssued: batch 0 is in flight into part[0] already (issue_first).
+  template <bool FirstIssued = false>
   __device__ static void mainloop_overlapped(float (&total)[acc_size], float (&part)[2][acc_size], StageZero const& desc,
                                              uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int thr) {
     const uint32_t first = it;
-    run_promoted_pairs(
+    run_promoted_pairs<FirstIssued>(
         k_tiles, total, part,
         [&](int g, float(&cur)[acc_size]) {
           const uint32_t s = (first + g) % Stages;
@@ -428,19 +494,31 @@ FLY_UNROLL
 
   // Two sub-tiles (BN = 256) or one of 192: each sub-tile's k-tile drained (wait_group 0) and added
   // before the next is issued (two partials and the totals would not fit a consumer's registers).
+  // FirstIssued: k-tile 0's sub-tile 0 is in flight into `part` already (issue_first); that k-tile
+  // is peeled off, so that no code is reached both with a batch in flight and without.
+  template <bool FirstIssued = false>
   __device__ static void mainloop_drained(float (&total)[subs][acc_size], float (&part)[acc_size], StageZero const& desc,
                                           uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int thr) {
-    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-      const uint32_t s = it % Stages;
-      mbarrier::wait(&full[s], (it / Stages) & 1);
-      const uint32_t stage = s * stage_bytes;
+    // the k-tile in stage s from sub-tile `from` on (sub-tile `from` issued already where `issued`)
+    auto drain = [&](uint32_t s, int from, bool issued) {
 FLY_UNROLL
-      for (int sub = 0; sub < subs; ++sub) {
-        issue(desc, stage, sub, part);
+      for (int sub = from; sub < subs; ++sub) {
+        if (sub > from || !issued) issue(desc, s * stage_bytes, sub, part);
         gmma::warpgroup_wait<0>();
         if (sub == subs - 1 && thr % 128 == 0) mbarrier::arrive(&empty[s]);  // the stage is read
         gmma::AddAccumulators<acc_size>::add(total[sub], part);
       }
+    };
+    int kt = 0;
+    if constexpr (FirstIssued) {
+      drain(it % Stages, 0, true);
+      ++kt;
+      ++it;
+    }
+    for (; kt < k_tiles; ++kt, ++it) {
+      const uint32_t s = it % Stages;
+      mbarrier::wait(&full[s], (it / Stages) & 1);
+      drain(s, 0, false);
     }
   }
 
@@ -535,8 +613,8 @@ FLY_UNROLL
 FLY_UNROLL
     for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
       unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
-      if (writer == 0) tma_store_wait_read<1>();
-      sync_writers(group);  // buf is free
+      tma_store_wait_read_if<1>(writer == 0);  // predicated, no branch (copy_commit_if)
+      sync_writers(group);                     // buf is free
       const int sub = c * StoreChunk::cols / sub_n, j0 = (c * StoreChunk::cols % sub_n) / 8;
 FLY_UNROLL
       for (int jj = 0; jj < StoreChunk::pairs_per_row; ++jj)
@@ -548,10 +626,7 @@ FLY_UNROLL
         }
       fence_proxy_async_shared();  // the writes, visible to the TMA
       sync_writers(group);         // ... from every writer of the chunk
-      if (writer == 0) {
-        SM90_TMA_STORE_2D::copy(map_d, buf, n0 + c * StoreChunk::cols, row0);
-        tma_store_commit();
-      }
+      SM90_TMA_STORE_2D::copy_commit_if(writer == 0, map_d, buf, n0 + c * StoreChunk::cols, row0);
     }
   }
 

@@ -145,6 +145,7 @@ struct Cell {
   int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x4, ...: the persistent block's multicast)
   bool tma_store = false;            // :st, D stored through shared memory by TMA boxes (the persistent block's epilogue)
   bool warp_store = false;           // :stw, the same a warp's 16 rows at a time, no warpgroup barrier
+  bool next_batch = false;           // :nb, the next tile's first batch issued under the TMA-store epilogue
   int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent block)
   int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
   std::string name() const {
@@ -153,13 +154,13 @@ struct Cell {
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
            "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string()) +
            (split_k > 1 ? "_k" + std::to_string(split_k) : std::string()) +
-           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? (warp_store ? "_stw" : "_st") : "");
+           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? (warp_store ? "_stw" : "_st") : "") + (next_batch ? "_nb" : "");
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:st|:stw]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:st|:stw][:nb]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:stw?)?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:stw?)?(:nb)?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -176,6 +177,7 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.min_blocks = m[12].matched ? std::stoi(m[12]) : 0;
   cell.tma_store = m[13].matched;
   cell.warp_store = m[13].matched && m[13].str() == ":stw";
+  cell.next_batch = m[14].matched;
   // (:k1 would drop out of the name, a second cell of the same name)
   return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1 &&
          (!m[11].matched || cell.split_k >= 2);
@@ -258,6 +260,8 @@ std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
   if (cell.split_k > 1 && (cluster > 1 || cell.tma_store))
     return ":k" + std::to_string(cell.split_k) +
            ": a split-K cluster shares no loads and stores D directly: no :c cluster or :st beside it";
+  if (cell.next_batch && !cell.tma_store)
+    return ":nb: the next tile's first batch goes under the TMA-store epilogue: :st:nb or :stw:nb";
   align_elems = 16;
   const int consumers = cell.bm / 64, stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
   const int store_chunks = cell.tma_store ? consumers * 2 * 64 * 128 : 0;  // GemmWgmmaWsBlock::store_bytes
@@ -467,10 +471,11 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   } else if (copy.ws) {
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
       << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d);
-    // TmaStore, SplitK and WarpStore, each when spelled or before one that is
+    // TmaStore, SplitK, WarpStore and NextBatch, each when spelled or before one that is
     if (cell.tma_store || cell.split_k > 1) f << (cell.tma_store ? ", true" : ", false");
-    if (cell.split_k > 1 || cell.warp_store) f << ", " << cell.split_k;
-    if (cell.warp_store) f << ", true";
+    if (cell.split_k > 1 || cell.warp_store || cell.next_batch) f << ", " << cell.split_k;
+    if (cell.warp_store || cell.next_batch) f << (cell.warp_store ? ", true" : ", false");
+    if (cell.next_batch) f << ", true";
     f << ">;\n";
   } else if (copy.tma) {
     f << "using Block = fly::kernels::GemmWgmmaTmaBlock<" << tile << ", " << cell.stages << ", 1, "
@@ -566,8 +571,9 @@ int main(int argc, char** argv) {
         if (!emit.wanted(cell.name())) continue;
         int align = 1;
         const MmaInfo* mma = &mma_it->second;
-        if (cell.tma_store && !kCopies.at(cell.copy).ws) {
-          emit.reject(cell.name(), "the TMA-store epilogue (:st) is the persistent block's (tmaws)");
+        if ((cell.tma_store || cell.next_batch) && !kCopies.at(cell.copy).ws) {
+          emit.reject(cell.name(), cell.tma_store ? "the TMA-store epilogue (:st) is the persistent block's (tmaws)"
+                                                  : "the next tile's batch under the epilogue (:nb) is the persistent block's (tmaws)");
           continue;
         }
         if (cell.cluster_m * cell.cluster_n != 1 && !kCopies.at(cell.copy).ws) {
