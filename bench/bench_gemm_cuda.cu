@@ -13,7 +13,8 @@
 // a held stream (median after warm-up), as nvbench measures; `batch_us` is per call of 20 back to
 // back (a replayed graph; FLY_BENCH_BATCH_CALLS=<n> makes it n, up to 500: sustained load
 // for tools/h200_check.sh's CLOCK_ROWS), `call_us` per call with the host's enqueue cost (an eager
-// engine; cuBLASLt's host path is 10-20 us of it on the H200).
+// engine; cuBLASLt's host path is 10-20 us of it on the H200). Decode shapes (M <= 128) have a
+// third row, `read`: a plain read of the same A and B, the floor any kernel streaming them has.
 #include <benchmark/benchmark.h>
 
 #include <cublasLt.h>
@@ -190,6 +191,39 @@ void bench_cublaslt(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_
   cudaStreamDestroy(stream);
 }
 
+// The floor of a streaming-bound row (decode shapes): a plain read of the same A and B copies the
+// GEMM rows rotate through (read_ceiling.cuh), timed by the same three clocks; no D, no arithmetic.
+// The row's TB/s and of_hbm count A and B only, its us is the time any kernel needs to stream them.
+void bench_plain_read(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtype_t d, std::string row) {
+  Problem p(s, ab, d);
+  if (!p.ok || !fly::bench::read_ceiling_measured()) {
+    fail_row(state, row, p.ok ? "the read-streaming ceiling could not be measured" : "allocation failed");
+    return;
+  }
+  const size_t esize = ab == FLY_DTYPE_F32 ? 4 : 1;
+  const size_t a_bytes = size_t(s.m * s.k) * esize, b_bytes = size_t(s.n * s.k) * esize;
+  cudaStream_t stream;
+  cudaStreamCreate(&stream);
+  GpuTimer timer(stream);
+  const Times t = measure(p, stream, timer, 50, [&](int i) {
+    fly::bench::enqueue_plain_read(p.a[size_t(i)], a_bytes, p.b[size_t(i)], b_bytes, stream);
+  });
+  if (t.gpu < 0 || t.batch < 0 || t.call < 0 || cudaGetLastError() != cudaSuccess) {
+    fail_row(state, row, "a timing failed (a CUDA error, or the stream hold gave up)");
+  } else {
+    for (auto _s : state) state.SetIterationTime(t.gpu);
+    const double tbs = double(a_bytes + b_bytes) / t.gpu * 1e-12;
+    state.counters["TBs"] = tbs;
+    state.counters["of_hbm"] = tbs / fly::bench::read_ceiling_tbs();
+    state.counters["read_TBs"] = fly::bench::read_ceiling_tbs();
+    state.counters["us"] = t.gpu * 1e6;
+    state.counters["batch_us"] = t.batch * 1e6;
+    state.counters["call_us"] = t.call * 1e6;
+    state.SetLabel("plain read of A and B");
+  }
+  cudaStreamDestroy(stream);
+}
+
 bool have_gpu() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
@@ -207,6 +241,12 @@ void register_rows(Shape s, fly_dtype_t ab, fly_dtype_t d, const char* type_name
     if (fast && ab == FLY_DTYPE_F32) continue;  // fast accumulation is an fp8 mode
     const std::string row = base + (fast ? "/cublaslt_fastaccum" : "/cublaslt");
     benchmark::RegisterBenchmark(row.c_str(), bench_cublaslt, s, ab, d, fast, row)
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  }
+  if (s.m <= 128) {  // decode shapes: the streaming floor beside them
+    benchmark::RegisterBenchmark((base + "/read").c_str(), bench_plain_read, s, ab, d, base + "/read")
         ->UseManualTime()
         ->Iterations(1)
         ->Unit(benchmark::kMicrosecond);

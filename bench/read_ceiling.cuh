@@ -1,10 +1,15 @@
-// The card's read-streaming ceiling, measured in the run that reports against it.
+// The card's read-streaming ceiling, measured in the run that reports against it, and the plain
+// read that gives a streaming-bound row its floor.
 //
 // Every `of_hbm` fraction fly_bench prints divides a row's bytes a second by this: the rate a plain
 // kernel reads a buffer far larger than the L2 once, behind a held stream (gpu_timer.cuh), the best
 // of a few grid shapes. A constant measured on one card would misstate the fraction on another
 // (an H100 streams about two thirds of an H200's 4.57 TB/s), so each run measures its own.
 #pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
 
 namespace fly::bench {
 
@@ -14,5 +19,10 @@ namespace fly::bench {
 inline constexpr double kFallbackReadTBs = 4.57;
 double read_ceiling_tbs();
 bool read_ceiling_measured();
+
+// Enqueues the plain read of two buffers (their whole 16-byte vectors; a tail of under 16 bytes
+// is not read) on `stream`, with the grid shape that measured the ceiling fastest: what a kernel
+// that only streams those bytes takes, the floor of a streaming-bound GEMM of them.
+void enqueue_plain_read(const void* a, size_t a_bytes, const void* b, size_t b_bytes, cudaStream_t stream);
 
 }  // namespace fly::bench

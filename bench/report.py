@@ -87,7 +87,7 @@ def pa_decode_table(rows, peers, hbm_tbs):
 
 
 def gemm_table(rows, torch_peers):
-    lines = ["| A x B -> D | M x N x K | libfly | cuBLASLt | libfly / cuBLASLt time | 20 back to back: libfly, cuBLASLt | "
+    lines = ["| A x B -> D | M x N x K | libfly | cuBLASLt | libfly / cuBLASLt time | 20 back to back: libfly, cuBLASLt; plain read | "
              "torch (peers.py) | error (libfly, cuBLASLt) | variant |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     points = []
@@ -100,6 +100,9 @@ def gemm_table(rows, torch_peers):
         ratio = f"{b['us'] / peer['us']:.2f}x" if peer else ""
         batch = (f"{b['batch_us']:.1f} us, {peer['batch_us']:.1f} us ({b['batch_us'] / peer['batch_us']:.2f}x)"
                  if peer and b.get("batch_us") and peer.get("batch_us") else "")
+        floor = rows.get((op, dtype, shape, "read"))  # decode shapes: a plain read of A and B
+        if batch and floor and floor.get("batch_us"):
+            batch += f"; plain read {floor['batch_us']:.1f} us"
         err = f"{b.get('err', float('nan')):.2e}, {peer.get('err', float('nan')):.2e}" if peer else ""
         variant = b.get("label", "").split(":")[0]
         t = torch_peers.get((dtype, shape))
@@ -194,7 +197,8 @@ def main(argv=None):
     ceiling = (f"{hbm_tbs:.2f} TB/s HBM read, measured on this card in the same run" if measured
                else f"{hbm_tbs:.2f} TB/s HBM read (the H200's; this run did not measure its own)")
     md += ["GPU time, never the host's enqueue: the paged decode per call in a replayed CUDA graph of 20 calls, "
-           "the GEMM of one call behind a held stream, and of 20 back to back (a replayed graph, `batch_us`). "
+           "the GEMM of one call behind a held stream, and of 20 back to back (a replayed graph, `batch_us`); "
+           "beside decode shapes the floor, a plain read of the same A and B (fly_bench's `read` rows). "
            f"Fractions of the measured ceilings: {ceiling}.", ""]
     made = plot(pa_points, gemm_points, a.plots, hbm_tbs) if a.plots else []
     out_dir = pathlib.Path(a.out).parent if a.out else pathlib.Path(".")
