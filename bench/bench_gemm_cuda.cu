@@ -13,8 +13,9 @@
 // a held stream (median after warm-up), as nvbench measures; `batch_us` is per call of 20 back to
 // back (a replayed graph; FLY_BENCH_BATCH_CALLS=<n> makes it n, up to 500: sustained load
 // for tools/h200_check.sh's CLOCK_ROWS), `call_us` per call with the host's enqueue cost (an eager
-// engine; cuBLASLt's host path is 10-20 us of it on the H200). Decode shapes (M <= 128) have a
-// third row, `read`: a plain read of the same A and B, the floor any kernel streaming them has.
+// engine; cuBLASLt's host path is 10-20 us of it on the H200). Decode shapes (M <= 128 against a
+// weight of 16M elements or more) have one more row, `read`: a plain read of the same A and B, the
+// floor any kernel streaming them has.
 #include <benchmark/benchmark.h>
 
 #include <cublasLt.h>
@@ -86,10 +87,10 @@ void report(benchmark::State& state, Problem const& p, Times t, const std::strin
   state.counters["TFLOPs"] = tflops;
   state.counters["of_peak"] = tflops / (p.ab == FLY_DTYPE_F32 ? kFp32PeakTflops : kFp8PeakTflops);
   state.counters["TBs"] = tbs;
-  state.counters["of_hbm"] = tbs / fly::bench::read_ceiling_tbs();
-  state.counters["read_TBs"] = fly::bench::read_ceiling_tbs();
+  fly::bench::set_hbm_counters(state.counters, tbs);
   state.counters["us"] = seconds * 1e6;
   state.counters["batch_us"] = t.batch * 1e6;
+  state.counters["batch_calls"] = batch_calls();
   state.counters["call_us"] = t.call * 1e6;
   state.counters["err"] = norm_err;  // ||D - ref|| / ||ref|| against cuBLASLt's promoting fp32 result
   state.SetLabel(label);
@@ -214,10 +215,10 @@ void bench_plain_read(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtyp
     for (auto _s : state) state.SetIterationTime(t.gpu);
     const double tbs = double(a_bytes + b_bytes) / t.gpu * 1e-12;
     state.counters["TBs"] = tbs;
-    state.counters["of_hbm"] = tbs / fly::bench::read_ceiling_tbs();
-    state.counters["read_TBs"] = fly::bench::read_ceiling_tbs();
+    fly::bench::set_hbm_counters(state.counters, tbs);
     state.counters["us"] = t.gpu * 1e6;
     state.counters["batch_us"] = t.batch * 1e6;
+    state.counters["batch_calls"] = batch_calls();
     state.counters["call_us"] = t.call * 1e6;
     state.SetLabel("plain read of A and B");
   }
@@ -245,7 +246,7 @@ void register_rows(Shape s, fly_dtype_t ab, fly_dtype_t d, const char* type_name
         ->Iterations(1)
         ->Unit(benchmark::kMicrosecond);
   }
-  if (s.m <= 128) {  // decode shapes: the streaming floor beside them
+  if (s.m <= 128 && s.n * s.k >= (int64_t{1} << 24)) {  // decode shapes: the streaming floor beside them
     benchmark::RegisterBenchmark((base + "/read").c_str(), bench_plain_read, s, ab, d, base + "/read")
         ->UseManualTime()
         ->Iterations(1)

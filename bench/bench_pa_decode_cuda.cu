@@ -285,8 +285,7 @@ void bench_pa_decode(benchmark::State& state, PaShape s, std::string row) {
     state.counters["us"] = seconds * 1e6;
     state.counters["KV_bytes"] = p.kv_bytes();
     state.counters["TBs"] = tbs;
-    state.counters["of_hbm"] = tbs / fly::bench::read_ceiling_tbs();
-    state.counters["read_TBs"] = fly::bench::read_ceiling_tbs();
+    fly::bench::set_hbm_counters(state.counters, tbs);
     state.counters["max_err"] = v.max_err;
     std::string line = why;  // "<variant> splits=N: why": keep the variant and the split
     if (const size_t colon = line.find(':'); colon != std::string::npos) line.resize(colon);

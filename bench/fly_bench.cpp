@@ -22,6 +22,7 @@
 
 #include "gemm_tune.hpp"
 #include "pa_decode_tune.hpp"
+#include "read_ceiling.cuh"
 #endif
 
 namespace {
@@ -114,6 +115,10 @@ int main(int argc, char** argv) {
   if (!gpu_present())
     std::printf("fly_bench: no GPU rows (%s): the host backend on small shapes\n",
                 (fly_compiled_backends() & FLY_BACKEND_CUDA) ? "no CUDA GPU present" : "a build without CUDA");
+#if defined(FLY_BENCH_CUDA)
+  // the read ceiling every GPU row's of_hbm divides by, before any row holds device memory
+  if (gpu_present() && tune_flag != "--tune") fly::bench::read_ceiling_tbs();
+#endif
   std::vector<std::string> rows;
   std::string filter_flag;
   if (!request.op.empty()) {  // just the asked problem: its GPU rows if any, else the host row

@@ -107,9 +107,12 @@ double read_ceiling_tbs() {
 bool read_ceiling_measured() { return measured_once() > 0; }
 
 void enqueue_plain_read(const void* a, size_t a_bytes, const void* b, size_t b_bytes, cudaStream_t stream) {
-  if (best_grid.blocks == 0) return;  // not measured: the caller checks read_ceiling_measured() first
-  read_stream<<<best_grid.blocks, best_grid.threads, 0, stream>>>(static_cast<const uint4*>(a), a_bytes / sizeof(uint4),
-                                                                  static_cast<const uint4*>(b), b_bytes / sizeof(uint4), sink);
+  if (!read_ceiling_measured()) return;  // no grid to launch with: the caller checks first
+  const size_t vectors = a_bytes / sizeof(uint4) + b_bytes / sizeof(uint4);
+  const size_t per_block = size_t(best_grid.threads) * kUnroll;  // a small read: no more blocks than it fills
+  const int blocks = int(std::min<size_t>(size_t(best_grid.blocks), std::max<size_t>(1, (vectors + per_block - 1) / per_block)));
+  read_stream<<<blocks, best_grid.threads, 0, stream>>>(static_cast<const uint4*>(a), a_bytes / sizeof(uint4),
+                                                        static_cast<const uint4*>(b), b_bytes / sizeof(uint4), sink);
 }
 
 }  // namespace fly::bench

@@ -13,12 +13,21 @@
 
 namespace fly::bench {
 
-// TB/s, measured once per process on the current device; every GPU row carries it as `read_TBs`.
-// When it cannot be measured (no GPU, an allocation or launch failed) it is kFallbackReadTBs, the
-// H200's figure (ARCHITECTURE.md), and read_ceiling_measured() says so.
+// TB/s, measured once per process on the current device (fly_bench's main measures it before any
+// row allocates); every GPU row carries it as `read_TBs`. When it cannot be measured (no GPU, an
+// allocation or launch failed) it is kFallbackReadTBs, the H200's figure (docs/h200-runs.md), the
+// rows carry no `read_TBs`, and read_ceiling_measured() says so.
 inline constexpr double kFallbackReadTBs = 4.57;
 double read_ceiling_tbs();
 bool read_ceiling_measured();
+
+// A GPU row's bandwidth counters (Google Benchmark's counter map): of_hbm for `tbs` TB/s, and the
+// ceiling it divides by as read_TBs when this run measured it (bench/report.py reads that).
+template <class Counters>
+void set_hbm_counters(Counters& counters, double tbs) {
+  counters["of_hbm"] = tbs / read_ceiling_tbs();
+  if (read_ceiling_measured()) counters["read_TBs"] = read_ceiling_tbs();
+}
 
 // Enqueues the plain read of two buffers (their whole 16-byte vectors; a tail of under 16 bytes
 // is not read) on `stream`, with the grid shape that measured the ceiling fastest: what a kernel

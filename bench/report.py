@@ -16,7 +16,7 @@ import pathlib
 import re
 import sys
 
-FALLBACK_HBM_TBS = 4.57  # the H200's measured read ceiling (ARCHITECTURE.md), for a JSON without read_TBs
+FALLBACK_HBM_TBS = 4.57  # the H200's measured read ceiling (docs/h200-runs.md), for a JSON without read_TBs
 
 
 def read_ceiling(rows):
@@ -86,8 +86,14 @@ def pa_decode_table(rows, peers, hbm_tbs):
     return lines, points
 
 
+def batch_calls(rows):
+    """How many calls fly_bench's GEMM batches ran back to back (its rows' batch_calls; 20 before it said)."""
+    return next((int(b["batch_calls"]) for b in rows.values() if b.get("batch_calls")), 20)
+
+
 def gemm_table(rows, torch_peers):
-    lines = ["| A x B -> D | M x N x K | libfly | cuBLASLt | libfly / cuBLASLt time | 20 back to back: libfly, cuBLASLt; plain read | "
+    lines = [f"| A x B -> D | M x N x K | libfly | cuBLASLt | libfly / cuBLASLt time | {batch_calls(rows)} back to back: "
+             "libfly, cuBLASLt; plain read | "
              "torch (peers.py) | error (libfly, cuBLASLt) | variant |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     points = []
@@ -98,16 +104,19 @@ def gemm_table(rows, torch_peers):
         m = int(shape.split("x")[0])
         rate = lambda r: f"{r['us']:.1f} us, {r['TFLOPs']:.0f} TFLOP/s, {r['TBs']:.2f} TB/s"  # noqa: E731
         ratio = f"{b['us'] / peer['us']:.2f}x" if peer else ""
-        batch = (f"{b['batch_us']:.1f} us, {peer['batch_us']:.1f} us ({b['batch_us'] / peer['batch_us']:.2f}x)"
-                 if peer and b.get("batch_us") and peer.get("batch_us") else "")
-        floor = rows.get((op, dtype, shape, "read"))  # decode shapes: a plain read of A and B
-        if batch and floor and floor.get("batch_us"):
-            batch += f"; plain read {floor['batch_us']:.1f} us"
+        batch = []  # back to back: libfly, cuBLASLt and their ratio; the plain read of A and B (decode shapes)
+        if b.get("batch_us") and peer and peer.get("batch_us"):
+            batch.append(f"{b['batch_us']:.1f} us, {peer['batch_us']:.1f} us ({b['batch_us'] / peer['batch_us']:.2f}x)")
+        elif b.get("batch_us"):
+            batch.append(f"{b['batch_us']:.1f} us")
+        floor = rows.get((op, dtype, shape, "read"))
+        if floor and floor.get("batch_us"):
+            batch.append(f"plain read {floor['batch_us']:.1f} us")
         err = f"{b.get('err', float('nan')):.2e}, {peer.get('err', float('nan')):.2e}" if peer else ""
         variant = b.get("label", "").split(":")[0]
         t = torch_peers.get((dtype, shape))
         torch_cell = f"{t['impl']}: {t['us']:.1f} us, {b['us'] / t['us']:.2f}x" if t else ""
-        lines.append(f"| {dtype.replace('_', ' -> ')} | {shape} | {rate(b)} | {rate(peer) if peer else ''} | {ratio} | {batch} | "
+        lines.append(f"| {dtype.replace('_', ' -> ')} | {shape} | {rate(b)} | {rate(peer) if peer else ''} | {ratio} | {'; '.join(batch)} | "
                      f"{torch_cell} | {err} | `{variant}` |")
         if peer:
             points.append((dtype, m, shape, b["TFLOPs"], peer["TFLOPs"], b["TBs"], peer["TBs"]))
@@ -197,7 +206,7 @@ def main(argv=None):
     ceiling = (f"{hbm_tbs:.2f} TB/s HBM read, measured on this card in the same run" if measured
                else f"{hbm_tbs:.2f} TB/s HBM read (the H200's; this run did not measure its own)")
     md += ["GPU time, never the host's enqueue: the paged decode per call in a replayed CUDA graph of 20 calls, "
-           "the GEMM of one call behind a held stream, and of 20 back to back (a replayed graph, `batch_us`); "
+           f"the GEMM of one call behind a held stream, and of {batch_calls(rows)} back to back (`batch_us`); "
            "beside decode shapes the floor, a plain read of the same A and B (fly_bench's `read` rows). "
            f"Fractions of the measured ceilings: {ceiling}.", ""]
     made = plot(pa_points, gemm_points, a.plots, hbm_tbs) if a.plots else []

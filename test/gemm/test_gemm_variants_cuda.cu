@@ -291,7 +291,8 @@ TEST(GemmVariantsCuda, SplitKVariantsGiveTheSameBitsOnEveryCall) {
 // leaves through shared memory in 64-row x 128-byte boxes that the TMA clips to D. Tails in M and
 // N (boxes past the last row and column), one row (a box all but one row past M), the padding
 // columns and guard rows that must stay poisoned, and blocks walking several tiles (the two chunk
-// buffers alternating across tiles; BN = 192 with bf16 or f16 D has three chunks a tile). With rows
+// buffers alternating across tiles; BN = 192 with bf16 or f16 D has three chunks a tile; one, two
+// and three k-tiles a tile, for the `_nb` cells' next batch). With rows
 // not 16-byte aligned or beta != 0 the same cells store directly: the other tests' shapes.
 TEST(GemmVariantsCuda, TmaStoreEpilogueWritesExactlyD) {
   FLY_SKIP_WITHOUT_GPU();
@@ -306,6 +307,10 @@ TEST(GemmVariantsCuda, TmaStoreEpilogueWritesExactlyD) {
     run_variant(v, 2 * v.bm + 3, v.bn + 5, k, seed++, Data::random, 0.f, false, aligned_ldd(v.bn + 5));
     run_variant(v, 1, 3 * v.bn - 1, v.align_elems, seed++, Data::exact, 0.f, false, aligned_ldd(3 * v.bn - 1));
     run_variant(v, v.bm + 3, walk_n, k, seed++, Data::random, 0.f, false, aligned_ldd(walk_n));
+    // the walk with one and two k-tiles: a `_nb` cell issues a tile's first k-tile under the tile
+    // before's epilogue, and these are the promotion loop's shortest tails after it
+    for (const int64_t short_k : {v.align_elems, v.bk + v.align_elems})
+      run_variant(v, v.bm + 3, walk_n, short_k, seed++, Data::random, 0.f, false, aligned_ldd(walk_n));
     if (fly::kernels::gemm_programmatic_launch(v.ab_type))  // the boxes of a launch behind a late writer
       run_variant(v, 2 * v.bm + 3, v.bn + 5, 3 * v.bk + v.align_elems, seed++, Data::exact, 0.f, true,
                   aligned_ldd(v.bn + 5));

@@ -61,7 +61,9 @@
 // one: the first batch of a tile is issued before its loop (`FirstIssued`), the walk leaves the loop
 // before the last tile's epilogue (which has nothing in flight), the epilogue under a batch is the
 // TMA store's (the edge tiles' direct stores branch per thread: those drain first), and its one
-// issuing thread stores and waits through predicated instructions (copy_commit_if).
+// issuing thread stores and waits through predicated instructions (copy_commit_if). The cost: the
+// epilogue starts only once the next tile's first stage has landed, so where loads lag (a
+// streaming-bound walk) the store waits for them; the tune decides where that pays.
 //
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; a 1-D grid
 // of at most one block per SM, a multiple of the cluster size, launched in such clusters.
