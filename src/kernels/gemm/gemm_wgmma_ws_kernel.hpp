@@ -43,13 +43,14 @@
 // received, in rank order, and store their slice of D; no workspace, no atomics, the same sums on
 // every call.
 //
-// Epilogue: straight from the totals to D (alpha * scales, beta * C, RNE to D's type), a pair of
-// adjacent columns as one store where D's alignment allows, nothing outside D. With TmaStore (cells
-// spelled `:st`) and a tensor map for D from the launcher (beta = 0, D's rows 16-byte aligned), the
-// scaled tile goes through shared memory instead (gemm_tma_store.hpp): the warpgroup fills a 64-row x
-// 128-byte chunk, one thread stores it with a TMA box, and the warpgroup fills the other of its two
-// chunk buffers meanwhile, then runs the next tile's k-tiles while the last boxes are written: whole
-// 128-byte lines, where the direct stores write 8- or 16-byte pieces of eight rows per instruction.
+// Epilogue (gemm_ws_epilogue.hpp): straight from the totals to D (alpha * scales, beta * C, RNE to
+// D's type), a pair of adjacent columns as one store where D's alignment allows, nothing outside D.
+// With TmaStore (cells spelled `:st`) and a tensor map for D from the launcher (beta = 0, D's rows
+// 16-byte aligned), the scaled tile goes through shared memory instead (gemm_tma_store.hpp): the
+// warpgroup fills a 64-row x 128-byte chunk, one thread stores it with a TMA box, and the warpgroup
+// fills the other of its two chunk buffers meanwhile, then runs the next tile's k-tiles while the
+// last boxes are written: whole 128-byte lines, where the direct stores write 8- or 16-byte pieces
+// of eight rows per instruction.
 // Only tiles wholly inside D go by boxes (the TMA wrote past D's last column where it had to clip);
 // the edge tiles store directly.
 //
@@ -78,7 +79,6 @@
 #include "fly/arch/copy_sm90_tma.hpp"
 #include "fly/arch/grid_dependency_sm90.hpp"
 #include "fly/arch/mma_sm90_accumulate.hpp"
-#include "fly/numeric/pack2.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_promoted_pairs.hpp"
 #include "gemm_tma_ring.hpp"
@@ -86,6 +86,7 @@
 #include "gemm_tma_store.hpp"
 #include "gemm_tile_scheduler.hpp"
 #include "gemm_wgmma_tile.hpp"
+#include "gemm_ws_epilogue.hpp"
 
 namespace fly::kernels {
 
@@ -102,6 +103,7 @@ struct GemmWgmmaWsBlock {
   // cuBLASLt's epilogue does.
   static constexpr bool warp_store = WarpStore_;
   static_assert(!warp_store || tma_store, "GemmWgmmaWsBlock: warp stores (:stw) are a form of the TMA store");
+  using D = TD;  // D's element type
   // The next tile's first batch issued before this tile's epilogue (cells spelled `:nb`).
   static constexpr bool next_batch = NextBatch_;
   static_assert(!next_batch || (tma_store && SplitK_ == 1),
@@ -196,6 +198,7 @@ struct GemmWgmmaWsBlock {
 
 #if defined(__CUDACC__)
   using Ring = TmaRing<Stages, multicast>;  // full, empty[, cluster_empty] per stage
+  using Epilogue = GemmWsEpilogue<GemmWgmmaWsBlock>;  // the totals into D (gemm_ws_epilogue.hpp)
 
   // smem: smem_bytes of dynamic shared memory. Every thread of the block calls run; the grid is
   // `blocks` blocks, this one `block`. map_d: D's tensor map for the TMA-store epilogue, or null
@@ -361,11 +364,11 @@ struct GemmWgmmaWsBlock {
       const int rows0 = m0 + group * 64;
       if constexpr (tma_store) {
         if (by_boxes(p, map_d, rows0, n0)) {
-          store_by_tma(total, scale, map_d, store_buffers, stored, rows0, n0, thr % 128, group);
+          Epilogue::store_by_tma(total, scale, map_d, store_buffers, stored, rows0, n0, thr % 128, group);
           return;
         }
       }
-      store(total, p, scale, rows0, n0, thr % 128, work.rank);
+      Epilogue::store(total, p, scale, rows0, n0, thr % 128, work.rank);
     };
     if constexpr (next_batch) {
       // Tile i + 1's first batch goes in before tile i's epilogue (the header says how ptxas wants
@@ -387,7 +390,7 @@ struct GemmWgmmaWsBlock {
         const int rows0 = m0 + group * 64;
         if (i + 1 < tiles && by_boxes(p, map_d, rows0, n0)) {
           issue_first(desc, full, it, part[0]);
-          store_by_tma(total, scale, map_d, store_buffers, stored, rows0, n0, thr % 128, group);
+          Epilogue::store_by_tma(total, scale, map_d, store_buffers, stored, rows0, n0, thr % 128, group);
           continue;
         }
         epilogue(total, m0, n0);
@@ -581,91 +584,6 @@ FLY_UNROLL
     if (!last) arrive_on_the_others(read);  // nobody waits on the last tile's
   }
 
-  // Two adjacent columns of D, stored as one 4- or 8-byte access by both epilogues. Of 16-bit
-  // types through fly::pack2: one paired hardware conversion where TD(float) each took one
-  // conversion and a NaN select apiece (the 128x128 tile's bf16 epilogue was 540 integer
-  // instructions of 812 before the hardware conversions; docs/gemm.md, "Fifteenth session").
-  struct alignas(2 * sizeof(TD)) Pair {
-    TD x, y;
-    __device__ static Pair of(float a, float b) {
-      if constexpr (sizeof(TD) == 2) {
-        const uint32_t bits = pack2<TD>(a, b);
-        Pair pair;
-        memcpy(&pair, &bits, sizeof(pair));
-        return pair;
-      } else {
-        return Pair{TD(a), TD(b)};
-      }
-    }
-  };
-
-  // The TMA-store epilogue (beta = 0; a tile wholly inside D, which consume checks): the warpgroup's
-  // 64 x BN scaled totals into D from row m0, column n0, one chunk of StoreChunk::cols columns at a time through the warpgroup's two buffers
-  // at `buffers`, alternating over all of its tiles (`stored`: chunks so far, advanced). Thread 0 of
-  // the warpgroup issues the boxes; before a buffer is refilled, the box stored from it two chunks
-  // earlier (this tile's or the previous one's) has been read. With warp_store the same per warp:
-  // 16-row chunks through the warp's own two buffers, issued by its lane 0.
-  // scale: epilogue_scale (beta is 0: the launcher gives no map otherwise).
-  __device__ static void store_by_tma(float const (&total)[subs][acc_size], float scale, CUtensorMap const* map_d,
-                                      unsigned char* buffers, uint32_t& stored, int m0, int n0, int t, int group) {
-    // the chunk's writers: the warpgroup, or (warp_store) this thread's warp, whose 16 rows start
-    // 16 (t / 32) rows down and whose two buffers follow the warps' before it
-    const int writer = warp_store ? t % 32 : t, row0 = warp_store ? m0 + 16 * (t / 32) : m0;
-    if constexpr (warp_store) buffers += (t / 32) * 2 * StoreChunk::bytes;
-FLY_UNROLL
-    for (int c = 0; c < BN / StoreChunk::cols; ++c, ++stored) {
-      unsigned char* buf = buffers + (stored % 2) * StoreChunk::bytes;
-      tma_store_wait_read_if<1>(writer == 0);  // predicated, no branch (copy_commit_if)
-      sync_writers(group);                     // buf is free
-      const int sub = c * StoreChunk::cols / sub_n, j0 = (c * StoreChunk::cols % sub_n) / 8;
-FLY_UNROLL
-      for (int jj = 0; jj < StoreChunk::pairs_per_row; ++jj)
-FLY_UNROLL
-        for (int h = 0; h < 2; ++h) {
-          const int i = 4 * (j0 + jj) + 2 * h;  // wgmma's D fragment: total[sub][4j + 2h + {0, 1}]
-          *reinterpret_cast<Pair*>(buf + StoreChunk::pair_offset(writer, jj, h)) =
-              Pair::of(scale * total[sub][i], scale * total[sub][i + 1]);
-        }
-      fence_proxy_async_shared();  // the writes, visible to the TMA
-      sync_writers(group);         // ... from every writer of the chunk
-      SM90_TMA_STORE_2D::copy_commit_if(writer == 0, map_d, buf, n0 + c * StoreChunk::cols, row0);
-    }
-  }
-
-  // The writers of one TMA-store chunk meet: the consumer warpgroup, or (warp_store) the warp.
-  __device__ static void sync_writers(int group) {
-    if constexpr (warp_store) {
-      __syncwarp();
-    } else {
-      sync_warpgroup(group);
-    }
-  }
-
-  // The warpgroup's 64 x BN totals into D from row m0, column n0, each where fragment_position puts
-  // it. Split over K, only the slice this block (rank) finished.
-  __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, float scale, int m0, int n0,
-                               int t, int rank) {
-    const bool pairs =
-        p.beta == 0.f && p.ldd % 2 == 0 && reinterpret_cast<uintptr_t>(p.d) % sizeof(Pair) == 0;
-FLY_UNROLL
-    for (int sub = 0; sub < subs; ++sub) {
-FLY_UNROLL
-      for (int i = 0; i < acc_size; i += 2) {
-        int row, col;  // of total[sub][i]; total[sub][i + 1] is the next column
-        fragment_position(t, sub, i, row, col);
-        row += m0;
-        col += n0;
-        if (row >= p.m || col >= p.n || (split_k > 1 && Split::owner(sub * acc_size + i) != rank)) continue;
-        if (pairs && col + 1 < p.n) {
-          *reinterpret_cast<Pair*>(static_cast<TD*>(p.d) + int64_t(row) * p.ldd + col) =
-              Pair::of(scale * total[sub][i], scale * total[sub][i + 1]);
-        } else {
-          store_value<TD>(p, scale, row, col, total[sub][i]);
-          if (col + 1 < p.n) store_value<TD>(p, scale, row, col + 1, total[sub][i + 1]);
-        }
-      }
-    }
-  }
 #endif
 };
 
