@@ -79,19 +79,24 @@ Times measure(Problem& p, cudaStream_t stream, GpuTimer& timer, int reps, Call c
           call_seconds(p, stream, reps, call)};
 }
 
-void report(benchmark::State& state, Problem const& p, Times t, const std::string& label, double norm_err) {
-  const double seconds = t.gpu;
-  for (auto _s : state) state.SetIterationTime(seconds);
-  const double tflops = p.flops() / seconds * 1e-12;
-  const double tbs = p.bytes() / seconds * 1e-12;
-  state.counters["TFLOPs"] = tflops;
-  state.counters["of_peak"] = tflops / (p.ab == FLY_DTYPE_F32 ? kFp32PeakTflops : kFp8PeakTflops);
+// What every GPU row of this file reports: its three times, and the bandwidth of moving `bytes` in
+// one call's GPU time.
+void report_times(benchmark::State& state, Times t, double bytes) {
+  for (auto _s : state) state.SetIterationTime(t.gpu);
+  const double tbs = bytes / t.gpu * 1e-12;
   state.counters["TBs"] = tbs;
   fly::bench::set_hbm_counters(state.counters, tbs);
-  state.counters["us"] = seconds * 1e6;
+  state.counters["us"] = t.gpu * 1e6;
   state.counters["batch_us"] = t.batch * 1e6;
   state.counters["batch_calls"] = batch_calls();
   state.counters["call_us"] = t.call * 1e6;
+}
+
+void report(benchmark::State& state, Problem const& p, Times t, const std::string& label, double norm_err) {
+  report_times(state, t, p.bytes());
+  const double tflops = p.flops() / t.gpu * 1e-12;
+  state.counters["TFLOPs"] = tflops;
+  state.counters["of_peak"] = tflops / (p.ab == FLY_DTYPE_F32 ? kFp32PeakTflops : kFp8PeakTflops);
   state.counters["err"] = norm_err;  // ||D - ref|| / ||ref|| against cuBLASLt's promoting fp32 result
   state.SetLabel(label);
 }
@@ -212,14 +217,7 @@ void bench_plain_read(benchmark::State& state, Shape s, fly_dtype_t ab, fly_dtyp
   if (t.gpu < 0 || t.batch < 0 || t.call < 0 || cudaGetLastError() != cudaSuccess) {
     fail_row(state, row, "a timing failed (a CUDA error, or the stream hold gave up)");
   } else {
-    for (auto _s : state) state.SetIterationTime(t.gpu);
-    const double tbs = double(a_bytes + b_bytes) / t.gpu * 1e-12;
-    state.counters["TBs"] = tbs;
-    fly::bench::set_hbm_counters(state.counters, tbs);
-    state.counters["us"] = t.gpu * 1e6;
-    state.counters["batch_us"] = t.batch * 1e6;
-    state.counters["batch_calls"] = batch_calls();
-    state.counters["call_us"] = t.call * 1e6;
+    report_times(state, t, double(a_bytes + b_bytes));
     state.SetLabel("plain read of A and B");
   }
   cudaStreamDestroy(stream);

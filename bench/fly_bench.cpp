@@ -112,12 +112,13 @@ int main(int argc, char** argv) {
               (fly_compiled_backends() & FLY_BACKEND_CUDA) ? " cuda" : "",
               (fly_compiled_backends() & FLY_BACKEND_HIP) ? " hip" : "");
   if (!required_gpu_present()) return 3;
-  if (!gpu_present())
+  const bool gpu = gpu_present();
+  if (!gpu)
     std::printf("fly_bench: no GPU rows (%s): the host backend on small shapes\n",
                 (fly_compiled_backends() & FLY_BACKEND_CUDA) ? "no CUDA GPU present" : "a build without CUDA");
 #if defined(FLY_BENCH_CUDA)
   // the read ceiling every GPU row's of_hbm divides by, before any row holds device memory
-  if (gpu_present() && tune_flag != "--tune") fly::bench::read_ceiling_tbs();
+  if (gpu && tune_flag != "--tune") fly::bench::read_ceiling_tbs();
 #endif
   std::vector<std::string> rows;
   std::string filter_flag;

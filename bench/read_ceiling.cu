@@ -45,7 +45,7 @@ struct Grid {
   int blocks = 0, threads = 0;
 };
 Grid best_grid;            // set by measure(): the fastest shape
-unsigned* sink = nullptr;  // the kernel's never-taken store, allocated once by measure()
+unsigned* sink = nullptr;  // the kernel's never-taken store, allocated by measure() (run once)
 
 // The best rate over a few grid shapes, each the fastest of three reads; 0 on any failure.
 double measure() {
@@ -56,7 +56,7 @@ double measure() {
   void* buffer = nullptr;
   cudaStream_t stream = nullptr;
   double best = 0;
-  if (cudaMalloc(&buffer, kBytes) == cudaSuccess && (sink != nullptr || cudaMalloc(&sink, sizeof(unsigned)) == cudaSuccess) &&
+  if (cudaMalloc(&buffer, kBytes) == cudaSuccess && cudaMalloc(&sink, sizeof(unsigned)) == cudaSuccess &&
       cudaMemset(buffer, 0x5a, kBytes) == cudaSuccess && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess &&
       cudaDeviceSynchronize() == cudaSuccess) {
     GpuTimer timer(stream);

@@ -504,11 +504,11 @@ FLY_UNROLL
   template <bool FirstIssued = false>
   __device__ static void mainloop_drained(float (&total)[subs][acc_size], float (&part)[acc_size], StageZero const& desc,
                                           uint64_t* full, uint64_t* empty, int k_tiles, uint32_t& it, int thr) {
-    // the k-tile in stage s from sub-tile `from` on (sub-tile `from` issued already where `issued`)
-    auto drain = [&](uint32_t s, int from, bool issued) {
+    // the k-tile in stage s, sub-tile by sub-tile (sub-tile 0 issued already where `issued`)
+    auto drain = [&](uint32_t s, bool issued) {
 FLY_UNROLL
-      for (int sub = from; sub < subs; ++sub) {
-        if (sub > from || !issued) issue(desc, s * stage_bytes, sub, part);
+      for (int sub = 0; sub < subs; ++sub) {
+        if (sub > 0 || !issued) issue(desc, s * stage_bytes, sub, part);
         gmma::warpgroup_wait<0>();
         if (sub == subs - 1 && thr % 128 == 0) mbarrier::arrive(&empty[s]);  // the stage is read
         gmma::AddAccumulators<acc_size>::add(total[sub], part);
@@ -516,14 +516,14 @@ FLY_UNROLL
     };
     int kt = 0;
     if constexpr (FirstIssued) {
-      drain(it % Stages, 0, true);
+      drain(it % Stages, true);
       ++kt;
       ++it;
     }
     for (; kt < k_tiles; ++kt, ++it) {
       const uint32_t s = it % Stages;
       mbarrier::wait(&full[s], (it / Stages) & 1);
-      drain(s, 0, false);
+      drain(s, false);
     }
   }
 
