@@ -75,6 +75,7 @@ struct DeviceCase {
     lens = to_device(c.seq_lens);
     scales = to_device(c.scales);
     sinks = to_device(c.sinks);
+    cudaDeviceSynchronize();  // as upload's copies, landed before any stream's launch
   }
   ~DeviceCase() {
     for (void* p : {(void*)q, (void*)out, (void*)lse, (void*)k, (void*)v, (void*)tables, (void*)lens, (void*)scales,
@@ -93,6 +94,9 @@ struct DeviceCase {
     cudaMemcpy(lens, c.seq_lens.data(), c.seq_lens.size() * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(scales, c.scales.data(), c.scales.size() * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(sinks, c.sinks.data(), c.sinks.size() * 4, cudaMemcpyHostToDevice);
+    // A copy from pageable memory may return before its device write lands, and the tests launch
+    // on non-blocking streams, which do not wait for the legacy stream's copies.
+    cudaDeviceSynchronize();
   }
   void download(PaDecodeCase& c) const {
     cudaMemcpy(c.out.data(), out, c.out.size() * 2, cudaMemcpyDeviceToHost);
