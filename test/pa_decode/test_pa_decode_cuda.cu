@@ -143,6 +143,9 @@ std::string run_and_check(const fly::dispatch::PaDecodeVariant& v, DeviceCase& d
     EXPECT_EQ(cudaMemcpy(d.workspace, garbage.data(), ws, cudaMemcpyHostToDevice), cudaSuccess);
   }
   plan.workspace = d.workspace;
+  // the legacy stream's copies (the garbage, the caller's poison) land before a launch on `s`,
+  // which may be non-blocking
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   before(s);
   EXPECT_EQ(v.launch(p, plan, s), FLY_STATUS_SUCCESS) << fly_last_error();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
