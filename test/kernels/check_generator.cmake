@@ -28,6 +28,11 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_64x96x128_w1x6_wgmma_s3: a wgmma block is warpgroups .4 warps. along N"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w1x16_wgmma_s3: the promoted accumulators .3 x BM/2 = 192 floats per thread. and 32 more exceed the 128 registers 512 threads leave"
   "reject gemm_gfx942_f32_f32_64x64x16_w2x2_cpasync128_s3: copy cpasync128 is an sm_90a instruction"
+  "file sm90a [^\n]*/gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2.cu"
+  "reject gemm_sm90a_f32_f32_128x128x8_w16x16x2_simt128_s2: the SIMT block does not split a tile's k-steps among threads"
+  "reject gemm_sm90a_f32_f32_128x128x8_w16x16_simt128_s3: the SIMT block double-buffers its shared tiles: stages must be :s2"
+  "reject gemm_sm90a_f32_f32_48x64x8_w16x8_simt128_s2: a thread's rows and columns come in runs of four: BM a multiple of 4 x 16"
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_simt128_s2: copy simt128 is the fp32 SIMT block of sm_90a"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"
   "file gfx942 [^\n]*/gemm_gfx942_f32_f32_64x64x16_w2x2_buf32_s1.hip"
@@ -64,7 +69,7 @@ set(expect
   "reject gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s4_b4: :b4: 4 blocks of 73728 bytes of shared memory .and 1 KB each reserved. exceed an SM's 233472"
   "reject gemm_sm90a_f32_f32_16x32x64_w1x32x8_cpasync128_s2_b8: :b8: a cap of 32 registers leaves no room beside 16 accumulators a thread"
   "reject gemm_sm90a_f32_f32_64x64x16_w16x16_cpasync128_s2_b9: :b9: 9 blocks of 256 threads exceed an SM's 2048"
-  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_b2: the register cap .:b2. is for the cp.async blocks .cpasync128."
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_b2: the register cap .:b2. is for the cp.async and SIMT blocks .cpasync128, simt128."
   "reject gemm_sm90a_e4m3fn_bf16_128x128x256_w8x1_tmaws_s4: BK=256: a warp-specialised stage is one 128-byte swizzle atom of K"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s1: a TMA ring needs 2 stages at least"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s5: 5 stages need 246864 bytes of shared memory"
@@ -93,12 +98,12 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
-  "registry [^\n]* 22\n")
+  "registry [^\n]* 23\n")
 fly_check_generator_output("${out}" ${expect})
 
 # What a cell's spelling must change in its translation unit (a name alone would pass the checks
 # above): `:st` instantiates the TMA-store block and hands the kernel D's map when the launcher made
-# one, `:stw` and `:nb` its warp-store and next-batch forms; `:b4` caps the kernel's registers through __launch_bounds__; `:k2` instantiates the split
+# one, `:stw` and `:nb` its warp-store and next-batch forms; `:b4` caps the kernel's registers through __launch_bounds__ (so does `:b2` on the SIMT block, simt128, which its unit includes); `:k2` instantiates the split
 # block and warms B from its share of K; a plain cell does none of these.
 function(fly_expect_in_unit name)
   file(READ ${OUT}/${name}.cu text)
@@ -119,5 +124,8 @@ fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_st_nb
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_stw_nb
   "GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16, true, 1, true, true>")
 fly_expect_in_unit(gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s3_b4 "__launch_bounds__(Block::threads, 4)")
+fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2 "#include \"gemm_simt_kernel.hpp\""
+  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float>"
+  "__launch_bounds__(Block::threads, 2)")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_k2
   "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, false, 2>" "Block::first_k0(args.p")

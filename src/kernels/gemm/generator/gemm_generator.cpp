@@ -106,6 +106,8 @@ std::map<std::string, MmaInfo> mma_table() {
 // persistent warp-specialised block (GemmWgmmaWsBlock: one block per SM walking the tiles, a
 // producer warpgroup and one or two consumer warpgroups of 64 rows of A). `lds128`/`lds64`
 // (gfx942, GemmLdsBlock) buffer-load 16/8-byte vectors into a double-buffered swizzled LDS tile.
+// `simt128` (fp32 on sm_90a, GemmSimtBlock) loads 16-byte vectors along K into registers and
+// stores them transposed into two shared buffers, M- and N-major, for LDS.128 fragments of four rows.
 struct CopyInfo {
   std::string cpp;
   int bits, min_bits;
@@ -115,6 +117,7 @@ struct CopyInfo {
   bool tma = false;
   bool lds = false;
   bool ws = false;  // persistent, warp-specialised (GemmWgmmaWsBlock)
+  bool simt = false;  // fp32 FMA from M/N-major shared tiles (GemmSimtBlock)
 };
 const std::map<std::string, CopyInfo> kCopies = {
     {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
@@ -127,6 +130,7 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"tmaws", {"fly::SM90_TMA_LOAD_2D", 128, 128, false, true, true, true, false, true}},
     {"lds128", {"fly::BufferCopy128b", 128, 32, true, false, false, false, true}},
     {"lds64", {"fly::BufferCopy64b", 64, 32, true, false, false, false, true}},
+    {"simt128", {"fly::UniversalCopy128b", 128, 128, false, false, false, false, false, false, true}},
 };
 const std::map<std::string, std::string> kDtypeCpp = {
     {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
@@ -401,10 +405,32 @@ std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy
 }
 // ---- end gfx942 LDS pipeline ----
 
+// GemmSimtBlock (what it static_asserts, so that no cell fails to compile): fp32 on sm_90a, no
+// k-groups, two shared buffers (:s2), each thread's rows and columns in whole runs of four, the
+// threads covering each operand tile in whole rows of 16-byte vectors, and :bN's blocks fitting.
+std::string check_simt(const Cell& cell, int threads, int& align_elems) {
+  if (cell.wk != 1) return "the SIMT block does not split a tile's k-steps among threads: warps MxN";
+  if (cell.stages != 2) return "the SIMT block double-buffers its shared tiles: stages must be :s2";
+  if (cell.bm % (4 * cell.wm) != 0 || cell.bn % (4 * cell.wn) != 0)
+    return "a thread's rows and columns come in runs of four: BM a multiple of 4 x " + std::to_string(cell.wm) +
+           " and BN of 4 x " + std::to_string(cell.wn);
+  if (cell.bk % 4 != 0) return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
+  if (auto why = staging_rejection(cell, threads, cell.bk / 4, 1); !why.empty()) return why;
+  const int smem = 2 * cell.bk * (cell.bm + 4 + cell.bn + 4) * 4;  // GemmSimtBlock::smem_bytes
+  if (auto why = smem_rejection(cell, smem, 0); !why.empty()) return why;
+  if (auto why = min_blocks_rejection(cell, threads, smem, (cell.bm / cell.wm) * (cell.bn / cell.wn)); !why.empty())
+    return why;
+  align_elems = 4;
+  return {};
+}
+
 // Empty string when the cell is valid, else why not.
 std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int& align_elems) {
-  if (cell.min_blocks && !(copy.staged && !copy.wgmma))
-    return "the register cap (:b" + std::to_string(cell.min_blocks) + ") is for the cp.async blocks (cpasync128)";
+  if (cell.min_blocks && !(copy.staged && !copy.wgmma) && !copy.simt)
+    return "the register cap (:b" + std::to_string(cell.min_blocks) +
+           ") is for the cp.async and SIMT blocks (cpasync128, simt128)";
+  if (copy.simt && (cell.target != "sm90a" || cell.ab != "f32"))
+    return "copy " + cell.copy + " is the fp32 SIMT block of sm_90a";
   const int threads = mma.threads * cell.wm * cell.wn * cell.wk;
   if (threads > 1024) return std::to_string(threads) + " threads exceed a block's 1024";
   const int step_m = mma.atom_m * cell.wm, step_n = mma.atom_n * cell.wn;
@@ -425,6 +451,7 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
                      std::min(contiguous_run(mma, mma.a_tv, mma.atom_m, cell.bk), contiguous_run(mma, mma.b_tv, mma.atom_n, cell.bk)),
                      align_elems);
   if (copy.staged) return check_staged(cell, mma, copy, threads, align_elems);
+  if (copy.simt) return check_simt(cell, threads, align_elems);
   if (cell.stages != 1) return "the direct-load kernel has no pipeline: stages must be 1";
   if (cell.wk != 1) return "the direct-load kernel does not split K among warps";
   if (copy.bits % (8 * mma.elem_bytes) != 0) return "copy " + cell.copy + " splits an element";
@@ -459,6 +486,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
         : copy.tma    ? "#include \"gemm_wgmma_tma_kernel.hpp\"\n"
         : copy.wgmma  ? "#include \"gemm_wgmma_kernel.hpp\"\n"
         : copy.staged ? "#include \"gemm_cpasync_kernel.hpp\"\n"
+        : copy.simt   ? "#include \"gemm_simt_kernel.hpp\"\n"
                       : "#include \"gemm_kernel.hpp\"\n");
   if (cuda) f << "#include \"gemm_dependent_launch.hpp\"\n";
   f << (!cuda     ? "#include \"gemm/gemm_launch_hip.hpp\"\n"
@@ -486,6 +514,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   } else if (copy.staged) {
     f << "using Block = fly::kernels::GemmCpAsyncBlock<" << mma.op << ", " << warps << ", " << tile << ", " << cell.stages
       << ", " << kDtypeCpp.at(cell.d) << ">;\n";
+  } else if (copy.simt) {
+    f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else {
     f << "using Block = fly::kernels::GemmBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
       << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n";
@@ -514,7 +544,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
     f << "  __shared__ __attribute__((aligned(16))) unsigned char lds[Block::lds_bytes];\n"
       << "  fly::kernels::DeviceTeam<Block> team{int(threadIdx.x)};\n"
       << "  Block::run(team, p, reinterpret_cast<Block::TA*>(lds), int(blockIdx.x), int(blockIdx.y));\n}\n";
-  } else if (copy.staged) {
+  } else if (copy.staged || copy.simt) {
     f << "  extern __shared__ __align__(128) unsigned char smem[];\n"
       << "  fly::kernels::warm_b_then_wait<Block>(p, int64_t(blockIdx.y) * Block::BN, int(threadIdx.x));\n"
       << "  Block::run(p, reinterpret_cast<Block::TA*>(smem), int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";

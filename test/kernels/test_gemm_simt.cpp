@@ -1,0 +1,144 @@
+// The fp32 SIMT block's layouts (gemm_simt_kernel.hpp), on the host: its staging loads 16-byte
+// vectors along K and stores them transposed, so that over all threads every (row, k) of a k-tile
+// lands at k * ld + row (zero past the matrix's rows or K) and no padding byte is written; its
+// tiled MMA gives each thread rows and columns in runs of four that one 16-byte shared load reads
+// at one k, every (row, k) read by one thread of each warp column; and its epilogue's partition
+// covers the D tile once.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "fly/atom/mma_traits_sm90.hpp"
+#include "gemm_simt_kernel.hpp"
+
+namespace {
+using namespace fly;
+
+using Wide = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 8, float>;
+using Deep = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float>;
+using Tall = kernels::GemmSimtBlock<Layout<Shape<_16, _8, _1>>, 128, 64, 8, float>;
+using Small = kernels::GemmSimtBlock<Layout<Shape<_8, _8, _1>>, 64, 64, 8, float>;
+
+// Runs every thread's load and store of one operand's Rows x BK k-tile into a poisoned shared
+// buffer and checks each element's place and value.
+template <class Block, int Rows, int Ld>
+void check_staging(int rows_left, int k_left) {
+  constexpr int BK = Block::BK;
+  const int64_t ld = BK + 12;  // a padded global leading dimension, a multiple of 4
+  std::mt19937 rng(uint32_t(rows_left * 977 + k_left));
+  std::uniform_real_distribution<float> value(1.f, 2.f);  // never 0: a zero-fill is visible
+  std::vector<float> global(size_t(Rows * ld));
+  for (float& x : global) x = value(rng);
+  std::vector<float> smem(size_t(BK * Ld), -1.f);
+  auto tile = make_tensor(smem.data(), typename Block::template SmemLayout<Rows, Ld>{});
+  for (int thr = 0; thr < Block::threads; ++thr) {
+    typename Block::template Stage<Rows, Ld> stage;
+    stage.load(global.data(), ld, rows_left, k_left, thr);
+    stage.store(tile, thr);
+  }
+  for (int k = 0; k < BK; ++k)
+    for (int r = 0; r < Ld; ++r) {
+      const float got = smem[size_t(k * Ld + r)];
+      if (r >= Rows) {
+        ASSERT_EQ(got, -1.f) << "padding (k " << k << ", row " << r << ") was written";
+      } else {
+        const float want = r < rows_left && k < k_left ? global[size_t(r * ld + k)] : 0.f;
+        ASSERT_EQ(got, want) << "row " << r << " k " << k << " of " << rows_left << "x" << k_left;
+      }
+    }
+}
+
+TEST(GemmSimt, StagingStoresEveryElementTransposed) {
+  check_staging<Wide, 128, Wide::ld_a>(128, 8);
+  check_staging<Wide, 128, Wide::ld_a>(77, 8);   // M cuts the tile
+  check_staging<Wide, 128, Wide::ld_a>(128, 4);  // K ends inside the k-tile
+  check_staging<Deep, 128, Deep::ld_b>(5, 12);
+  check_staging<Tall, 128, Tall::ld_a>(128, 8);  // two vectors a thread
+  check_staging<Tall, 64, Tall::ld_b>(33, 4);    // one vector a thread
+  check_staging<Small, 64, Small::ld_a>(64, 8);  // 64 threads, two vectors each
+}
+
+// For operand A (m, at index 0) or B (n, at index 1): every (row, k) read by exactly one thread of
+// each warp column (row), and each thread's rows at one k in runs of four adjacent floats.
+template <class Block, int Operand>
+void check_fragments() {
+  using Mma = typename Block::Mma;
+  constexpr int Rows = Operand == 0 ? Block::BM : Block::BN, Ld = Operand == 0 ? Block::ld_a : Block::ld_b;
+  constexpr int BK = Block::BK;
+  typename Block::template SmemLayout<Rows, Ld> smem{};
+  std::vector<int> reads(size_t(Rows * BK), 0);
+  for (int thr = 0; thr < Mma::num_threads; ++thr) {
+    const auto c = Mma::thread_coord(thr);
+    if ((Operand == 0 ? get<2>(c) : get<1>(c)) != 0) continue;  // the threads of one column (row)
+    auto [part, base] = [&] {
+      if constexpr (Operand == 0) {
+        return Mma{}.get_slice(thr).partition_layout_A(smem);
+      } else {
+        return Mma{}.get_slice(thr).partition_layout_B(smem);
+      }
+    }();
+    constexpr int MN = int(decltype(size<1>(part))::value), K = int(decltype(size<2>(part))::value);
+    ASSERT_EQ(K, BK);
+    ASSERT_EQ(MN % 4, 0);
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < MN; ++i) {
+        const int off = int(base) + int(part(0, i, k));
+        ASSERT_EQ(off / Ld, k) << "thread " << thr << " value " << i;
+        const int row = off % Ld;
+        ASSERT_LT(row, Rows);
+        if (i % 4 != 0) {
+          ASSERT_EQ(off, int(base) + int(part(0, i - 1, k)) + 1) << "thread " << thr << ": rows not in runs of four";
+        } else {
+          ASSERT_EQ(off % 4, 0) << "thread " << thr << ": a run not 16-byte aligned";
+        }
+        ++reads[size_t(row * BK + k)];
+      }
+  }
+  for (int r = 0; r < Rows; ++r)
+    for (int k = 0; k < BK; ++k) EXPECT_EQ(reads[size_t(r * BK + k)], 1) << "row " << r << " k " << k;
+}
+
+TEST(GemmSimt, FragmentsAreRunsOfFourReadOnce) {
+  check_fragments<Wide, 0>();
+  check_fragments<Wide, 1>();
+  check_fragments<Tall, 0>();
+  check_fragments<Tall, 1>();
+  check_fragments<Small, 0>();
+  check_fragments<Deep, 1>();
+}
+
+// The accumulators' (row, column) over all threads: each of the BM x BN outputs once.
+template <class Block>
+void check_outputs() {
+  using Mma = typename Block::Mma;
+  std::vector<int> owners(size_t(Block::BM * Block::BN), 0);
+  auto rowmajor = make_layout(make_shape(Int<Block::BM>{}, Int<Block::BN>{}), make_stride(Int<Block::BN>{}, _1{}));
+  for (int thr = 0; thr < Mma::num_threads; ++thr) {
+    auto [part, base] = Mma{}.get_slice(thr).partition_layout_C(rowmajor);
+    constexpr int V = int(decltype(size(part))::value);
+    ASSERT_EQ(V, (Block::BM * Block::BN) / Block::threads);
+    for (int i = 0; i < V; ++i) ++owners[size_t(int(base) + int(part(i)))];
+  }
+  for (size_t i = 0; i < owners.size(); ++i) EXPECT_EQ(owners[i], 1) << "output " << i;
+}
+
+TEST(GemmSimt, EveryOutputHasOneOwner) {
+  check_outputs<Wide>();
+  check_outputs<Tall>();
+  check_outputs<Small>();
+}
+
+TEST(GemmSimt, SharedMemoryHoldsTwoBuffers) {
+  EXPECT_EQ(Wide::smem_bytes, 2 * 8 * (132 + 132) * 4);
+  EXPECT_EQ(Tall::smem_bytes, 2 * 8 * (132 + 68) * 4);
+  // a row of the [k][m] tile stays 16-byte aligned, and a warp's transposed stores (rows r..r+15 at
+  // k and k + 4) fall in distinct banks: 4 ld = 16 (mod 32) words
+  for (int ld : {Wide::ld_a, Tall::ld_b, Small::ld_a}) {
+    EXPECT_EQ(ld % 4, 0);
+    EXPECT_EQ((4 * ld) % 32, 16);
+  }
+}
+}  // namespace
