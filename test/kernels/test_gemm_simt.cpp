@@ -6,8 +6,8 @@
 // covers the D tile once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <vector>
 
@@ -21,6 +21,7 @@ using Wide = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 8, fl
 using Deep = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float>;
 using Tall = kernels::GemmSimtBlock<Layout<Shape<_16, _8, _1>>, 128, 64, 8, float>;
 using Small = kernels::GemmSimtBlock<Layout<Shape<_8, _8, _1>>, 64, 64, 8, float>;
+using Flat = kernels::GemmSimtBlock<Layout<Shape<_8, _16, _1>>, 64, 128, 8, float>;
 
 // Runs every thread's load and store of one operand's Rows x BK k-tile into a poisoned shared
 // buffer and checks each element's place and value.
@@ -108,19 +109,41 @@ TEST(GemmSimt, FragmentsAreRunsOfFourReadOnce) {
   check_fragments<Tall, 1>();
   check_fragments<Small, 0>();
   check_fragments<Deep, 1>();
+  check_fragments<Flat, 0>();
+  check_fragments<Flat, 1>();
 }
 
-// The accumulators' (row, column) over all threads: each of the BM x BN outputs once.
+// The accumulators' (row, column) over all threads: each of the BM x BN outputs once, and each
+// thread's outputs exactly the products of the A rows and B columns it reads.
 template <class Block>
 void check_outputs() {
   using Mma = typename Block::Mma;
-  std::vector<int> owners(size_t(Block::BM * Block::BN), 0);
-  auto rowmajor = make_layout(make_shape(Int<Block::BM>{}, Int<Block::BN>{}), make_stride(Int<Block::BN>{}, _1{}));
+  constexpr int BM = Block::BM, BN = Block::BN;
+  std::vector<int> owners(size_t(BM * BN), 0);
+  auto rowmajor = make_layout(make_shape(Int<BM>{}, Int<BN>{}), make_stride(Int<BN>{}, _1{}));
+  typename Block::template SmemLayout<BM, Block::ld_a> smem_a{};
+  typename Block::template SmemLayout<BN, Block::ld_b> smem_b{};
   for (int thr = 0; thr < Mma::num_threads; ++thr) {
-    auto [part, base] = Mma{}.get_slice(thr).partition_layout_C(rowmajor);
+    auto slice = Mma{}.get_slice(thr);
+    auto [part, base] = slice.partition_layout_C(rowmajor);
     constexpr int V = int(decltype(size(part))::value);
-    ASSERT_EQ(V, (Block::BM * Block::BN) / Block::threads);
-    for (int i = 0; i < V; ++i) ++owners[size_t(int(base) + int(part(i)))];
+    ASSERT_EQ(V, (BM * BN) / Block::threads);
+    // the rows and columns this thread multiplies, at k = 0
+    std::vector<int> rows, cols;
+    auto [pa, ba] = slice.partition_layout_A(smem_a);
+    auto [pb, bb] = slice.partition_layout_B(smem_b);
+    for (int i = 0; i < int(decltype(size<1>(pa))::value); ++i) rows.push_back(int(ba) + int(pa(0, i, 0)));
+    for (int j = 0; j < int(decltype(size<1>(pb))::value); ++j) cols.push_back(int(bb) + int(pb(0, j, 0)));
+    ASSERT_EQ(int(rows.size() * cols.size()), V);
+    std::vector<int> products;
+    for (int r : rows)
+      for (int c : cols) products.push_back(r * BN + c);
+    std::vector<int> outputs;
+    for (int i = 0; i < V; ++i) outputs.push_back(int(base) + int(part(i)));
+    std::sort(products.begin(), products.end());
+    std::sort(outputs.begin(), outputs.end());
+    ASSERT_EQ(outputs, products) << "thread " << thr << " stores outputs it does not compute";
+    for (int at : outputs) ++owners[size_t(at)];
   }
   for (size_t i = 0; i < owners.size(); ++i) EXPECT_EQ(owners[i], 1) << "output " << i;
 }
@@ -129,6 +152,7 @@ TEST(GemmSimt, EveryOutputHasOneOwner) {
   check_outputs<Wide>();
   check_outputs<Tall>();
   check_outputs<Small>();
+  check_outputs<Flat>();
 }
 
 TEST(GemmSimt, SharedMemoryHoldsTwoBuffers) {

@@ -68,12 +68,7 @@ struct GemmCpAsyncBlock {
   // global -> shared for a Rows x BK operand tile: threads over (rows, 16-byte vectors of a row),
   // one vector each per pass.
   template <int Rows>
-  struct Loader {
-    using Passes = StagingPasses<Rows, BK / vec, threads>;
-    using ThrLayout = Layout<Shape<Int<Passes::rows_per_pass>, Int<BK / vec>>, Stride<Int<BK / vec>, _1>>;
-    using ValLayout = Layout<Shape<_1, Int<vec>>>;
-    using Copy = decltype(make_tiled_copy(LoadAtom{}, ThrLayout{}, ValLayout{}));
-  };
+  using Loader = VectorLoader<LoadAtom, Rows, BK, vec, threads>;
 
   // Issues this thread's cp.async for one operand tile (rows_left rows and k_left columns of it
   // lie inside the matrix; the rest is zero-filled).

@@ -20,6 +20,7 @@
 
 #include "fly/arch/copy.hpp"
 #include "fly/arch/grid_dependency_sm90.hpp"
+#include "fly/atom/mma_traits_sm90.hpp"
 #include "fly/tiled.hpp"
 #include "gemm_epilogue.hpp"
 #include "gemm_staging.hpp"
@@ -48,6 +49,7 @@ struct GemmSimtBlock {
 
   // [k][m] and [k][n], rows padded by four floats: a warp's transposed stores (16 rows by 2
   // vectors of K at BK = 8) then land in 32 different banks, and each row stays 16-byte aligned.
+  // At BK = 16 (8 rows by 4 vectors) vectors 0 and 2 share banks: 2-way, on 16 stores a k-tile.
   static constexpr int ld_a = BM + 4, ld_b = BN + 4;
   static constexpr int buffer_elems = BK * (ld_a + ld_b);
   static constexpr int smem_bytes = 2 * buffer_elems * int(sizeof(float));
@@ -61,13 +63,7 @@ struct GemmSimtBlock {
   // global -> registers for a Rows x BK operand tile: threads over (rows, 16-byte vectors of a
   // row), one vector each per pass; a tile with fewer vectors than threads uses the first ones.
   template <int Rows>
-  struct Loader {
-    using Passes = StagingPasses<Rows, BK / vec, threads>;
-    using ThrLayout = Layout<Shape<Int<Passes::rows_per_pass>, Int<BK / vec>>, Stride<Int<BK / vec>, _1>>;
-    using ValLayout = Layout<Shape<_1, Int<vec>>>;
-    using Copy = decltype(make_tiled_copy(LoadAtom{}, ThrLayout{}, ValLayout{}));
-    FLY_HD static bool takes_part(int thr) { return Passes::used == threads || thr < Passes::used; }
-  };
+  using Loader = VectorLoader<LoadAtom, Rows, BK, vec, threads>;
 
   // One operand's staging: this thread's vectors of a k-tile, in registers between the global
   // load and the transposed store. rows_left rows of the tile lie inside the matrix.

@@ -1,6 +1,7 @@
-// What the shared-memory pipelined GEMM blocks (GemmCpAsyncBlock, GemmWgmmaBlock) share: how
-// threads cover an operand tile with 16-byte cp.async, issuing one tile (zero-filling what lies
-// past the matrix), and summing K-groups' accumulators through shared memory.
+// What the shared-memory pipelined GEMM blocks (GemmCpAsyncBlock, GemmWgmmaBlock, GemmSimtBlock)
+// share: how threads cover an operand tile with 16-byte copies, issuing one cp.async tile
+// (zero-filling what lies past the matrix), and summing K-groups' accumulators through shared
+// memory.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,17 @@ struct StagingPasses {
   static constexpr int rows_per_pass = used / VecsPerRow;
   static_assert(used % VecsPerRow == 0 && rows_per_pass > 0 && Rows % rows_per_pass == 0,
                 "fly::kernels::StagingPasses: the threads cannot cover the operand tile in whole rows");
+};
+
+// Threads over a Rows x BK operand tile in vectors of Vec elements (Atom's width), one vector each
+// per pass, rows first: the copy that stages an operand tile of the pipelined blocks.
+template <class Atom, int Rows, int BK, int Vec, int Threads>
+struct VectorLoader {
+  using Passes = StagingPasses<Rows, BK / Vec, Threads>;
+  using ThrLayout = Layout<Shape<Int<Passes::rows_per_pass>, Int<BK / Vec>>, Stride<Int<BK / Vec>, _1>>;
+  using ValLayout = Layout<Shape<_1, Int<Vec>>>;
+  using Copy = decltype(make_tiled_copy(Atom{}, ThrLayout{}, ValLayout{}));
+  FLY_HD static bool takes_part(int thr) { return Passes::used == Threads || thr < Passes::used; }
 };
 
 // Commits one cp.async group: tile kt's copies through load(kt), or an empty group past the last
