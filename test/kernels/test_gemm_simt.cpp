@@ -2,12 +2,16 @@
 // vectors along K and stores them transposed, so that over all threads every (row, k) of a k-tile
 // lands at k * ld + row (zero past the matrix's rows or K) and no padding byte is written; its
 // tiled MMA gives each thread rows and columns in runs of four that one 16-byte shared load reads
-// at one k, every (row, k) read by one thread of each warp column; and its epilogue's partition
-// covers the D tile once.
+// at one k, every (row, k) read by one thread of each warp column; its epilogue's partition
+// covers the D tile once; and the whole block, its threads run as host threads meeting at its
+// barriers, computes D against a float64 reference with M, N and K off the tiles.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <barrier>
+#include <cmath>
 #include <cstdint>
+#include <thread>
 #include <random>
 #include <vector>
 
@@ -164,5 +168,64 @@ TEST(GemmSimt, SharedMemoryHoldsTwoBuffers) {
     EXPECT_EQ(ld % 4, 0);
     EXPECT_EQ((4 * ld) % 32, 16);
   }
+}
+// Every block of the grid with its threads as host threads (one std::barrier standing for
+// __syncthreads), so the two buffers, the k-loop and the epilogue run as on the GPU. D is poisoned
+// past N in each row (ldd > N) and must keep it; inside it must match the float64 product within
+// the fp32 accumulation bound.
+template <class Block>
+void check_block(int m, int n, int k, float beta) {
+  const int64_t lda = k + 4, ldb = k + 8, ldc = n + 3, ldd = n + 5;
+  std::mt19937 rng(uint32_t(m * 7919 + n * 31 + k));
+  std::uniform_real_distribution<float> value(-1.f, 1.f);
+  std::vector<float> A(size_t(m * lda)), B(size_t(n * ldb)), C(size_t(m * ldc)), D(size_t(m * ldd), -777.f);
+  for (float& x : A) x = value(rng);
+  for (float& x : B) x = value(rng);
+  for (float& x : C) x = value(rng);
+  const float scale_a = 0.5f, scale_b = 1.5f;
+  kernels::GemmParams p{};
+  p.m = m; p.n = n; p.k = k;
+  p.lda = lda; p.ldb = ldb; p.ldc = ldc; p.ldd = ldd;
+  p.a = A.data(); p.b = B.data(); p.c = C.data(); p.d = D.data();
+  p.alpha = 2.f; p.beta = beta;
+  p.scale_a = &scale_a; p.scale_b = &scale_b;
+  std::vector<float> smem(size_t(Block::smem_bytes) / sizeof(float));
+  for (int bm = 0; bm * Block::BM < m; ++bm)
+    for (int bn = 0; bn * Block::BN < n; ++bn) {
+      static std::barrier<>* barrier = nullptr;
+      std::barrier<> meet(Block::threads);
+      barrier = &meet;
+      std::vector<std::thread> threads;
+      for (int t = 0; t < Block::threads; ++t)
+        threads.emplace_back([&, t] {
+          kernels::host_sync_threads = [] { barrier->arrive_and_wait(); };
+          Block::run(p, smem.data(), bm, bn, t);
+        });
+      for (auto& th : threads) th.join();
+    }
+  const double s = 2.0 * scale_a * scale_b;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double exact = 0, magnitude = 0;
+      for (int kk = 0; kk < k; ++kk) {
+        exact += double(A[size_t(i * lda + kk)]) * double(B[size_t(j * ldb + kk)]);
+        magnitude += std::abs(double(A[size_t(i * lda + kk)]) * double(B[size_t(j * ldb + kk)]));
+      }
+      const double want = s * exact + double(beta) * C[size_t(i * ldc + j)];
+      // fp32 products summed in k order: at most k roundings of the running sum, and the epilogue's
+      const double bound = (k + 4) * 0x1p-24 * (s * magnitude + std::abs(double(beta) * C[size_t(i * ldc + j)])) + 1e-30;
+      ASSERT_LE(std::abs(double(D[size_t(i * ldd + j)]) - want), bound) << "D(" << i << ", " << j << ") of " << m << "x" << n << "x" << k;
+    }
+    for (int64_t j = n; j < ldd; ++j) ASSERT_EQ(D[size_t(i * ldd + j)], -777.f) << "D(" << i << ", " << j << ") past N written";
+  }
+}
+
+TEST(GemmSimt, WholeBlocksOnHostThreadsMatchTheReference) {
+  check_block<Wide>(128, 128, 64, 0.f);    // whole tiles, 8 k-tiles
+  check_block<Wide>(100, 70, 36, 1.f);     // M, N and K off the tiles (K ends inside a k-tile)
+  check_block<Tall>(130, 64, 8, 0.5f);     // one k-tile, a second row of blocks with 2 rows
+  check_block<Deep>(64, 200, 20, 0.f);     // BK = 16: one whole k-tile and one of 4
+  check_block<Small>(64, 64, 4, 0.f);      // one k-tile of half a vector row... K = 4
+  check_block<Flat>(65, 129, 48, -1.f);
 }
 }  // namespace

@@ -11,9 +11,17 @@
 
 namespace fly::kernels {
 
-FLY_HD void sync_threads() {
+#if !defined(__CUDA_ARCH__)
+// A host test that runs a block's threads as host threads sets this, in each of them, to their
+// barrier (test/kernels/test_gemm_simt.cpp); otherwise the host has one thread and no barrier.
+inline thread_local void (*host_sync_threads)() = nullptr;
+#endif
+
+FLY_HOST_DEVICE inline void sync_threads() {
 #if defined(__CUDA_ARCH__)
   __syncthreads();
+#else
+  if (host_sync_threads != nullptr) host_sync_threads();
 #endif
 }
 
