@@ -83,14 +83,9 @@ struct GemmSimtBlock {
       if (rows_left >= Rows && k_left >= BK) {
         copy(LoadAtom{}, src, regs);
       } else {
-        // (row, k) of each vector: this thread's base plus a compile-time offset
-        auto [coord, coord0] = thr_copy.partition_layout(make_layout(shape, make_stride(Int<BK>{}, _1{})));
-        const int r0 = int(coord0) / BK, c0 = int(coord0) % BK;
         fill(regs, 0.f);
-        copy(LoadAtom{}, src, regs, [&](int i) {
-          const int at = int(coord(i));
-          return r0 + at / BK < rows_left && c0 + at % BK < k_left;
-        });
+        copy(LoadAtom{}, src, regs,
+             vectors_inside<BK>(thr_copy, make_layout(shape, make_stride(Int<BK>{}, _1{})), rows_left, k_left));
       }
     }
     template <class Smem>

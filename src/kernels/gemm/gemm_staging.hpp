@@ -55,6 +55,20 @@ FLY_HD void issue_tile_group(Load&& load, int kt, int k_tiles) {
   cp_async_fence();
 }
 
+// The edge tiles' predicate over thr_copy's part of an operand tile: whether the vector at
+// logical index i lies inside rows_left rows and k_left columns of the matrix. `coords` has the
+// tile's shape and maps each element to row * BK + k; each vector's (row, k) is this thread's base
+// plus a compile-time offset.
+template <int BK, class ThrCopy, class Coords>
+FLY_HD auto vectors_inside(ThrCopy const& thr_copy, Coords const& coords, int rows_left, int k_left) {
+  auto [coord, coord0] = thr_copy.partition_layout(coords);
+  const int r0 = int(coord0) / BK, c0 = int(coord0) % BK;
+  return [=](int i) {
+    const int at = int(coord(i));
+    return r0 + at / BK < rows_left && c0 + at % BK < k_left;
+  };
+}
+
 // Issues thread thr's cp.async of one operand tile, global -> shared, through the tiled copy
 // `Copy` (its first `Used` of `Threads` threads take part). `coords` has the shared tile's shape and
 // maps each element to row * BK + k; rows_left rows and k_left columns of the tile lie inside the
@@ -69,13 +83,7 @@ FLY_HD void stage_tile(Global global, Shared shared, Coords const& coords, int r
   if (rows_left >= Rows && k_left >= BK) {
     copy(Atom{}, src, dst);
   } else {
-    // (row, k) of each vector: this thread's base plus a compile-time offset
-    auto [coord, coord0] = thr_copy.partition_layout(coords);
-    const int r0 = int(coord0) / BK, c0 = int(coord0) % BK;
-    copy_zfill(Atom{}, [&](int i) {
-      const int at = int(coord(i));
-      return r0 + at / BK < rows_left && c0 + at % BK < k_left;
-    }, src, dst);
+    copy_zfill(Atom{}, vectors_inside<BK>(thr_copy, coords, rows_left, k_left), src, dst);
   }
 }
 
