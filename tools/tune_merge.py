@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Replaces one operand type's shapes in a tuning table or a FLY_TUNE_ALL listing with those of a
+narrower tune on the same card.
+
+The fp32 shapes only ever run fp32 variants, so a tune of a build narrowed to them
+(`GEMM_FILTER='gemm_sm90a_f32_.*' TUNE=1 FLY_TUNE_ALL=1 bash tools/h200_check.sh`) measures
+every fp32 shape whole, in a third of the time of the whole grid's tune. This puts its sections in
+place of the base's, keeping every other shape as the base measured it:
+
+    python3 tools/tune_merge.py --ab f32 src/dispatch/tuning/sm90a.tsv new/sm90a.tsv > merged.tsv
+    python3 tools/tune_merge.py --ab f32 docs/data/<base listing> new/tune.txt > merged-listing.txt
+
+The kind of file (table or listing) is read from its lines. Both files must come from the same
+kind of card: the script refuses two files whose first lines name different devices.
+"""
+import argparse
+import re
+import sys
+
+LISTING_HEAD = re.compile(r"^(\S+) (\S+)\s+\d+x\d+x\d+\s+\S+\s+[\d.]+ us")
+TABLE_SECTION = re.compile(r"^# (\S+) x (\S+) -> (\S+)\s*$")
+DEVICE = re.compile(r"^(?:# Written by fly_bench \S+ on (.+?) \(sm_\d+\)|fly_bench --tune: \d+ \S+ variants on (.+?), writing)")
+
+
+def is_listing(lines):
+    return any(LISTING_HEAD.match(line) for line in lines)
+
+
+def device(lines):
+    return next((m.group(1) or m.group(2) for m in map(DEVICE.match, lines) if m), None)
+
+
+def split(lines, section_ab):
+    """(lines before the first section, [(ab, section lines)]): a section runs from its first line
+    to the next section's."""
+    head, sections = [], []
+    for line in lines:
+        ab = section_ab(line)
+        if ab is not None:
+            sections.append((ab, [line]))
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            head.append(line)
+    return head, sections
+
+
+def listing_ab(line):
+    m = LISTING_HEAD.match(line)
+    return m.group(1) if m else None
+
+
+def table_ab(line):
+    m = TABLE_SECTION.match(line)
+    return m.group(1) if m else None
+
+
+def merge(base, new, ab):
+    if is_listing(base) != is_listing(new):
+        sys.exit("tune_merge: one file is a listing and the other a table")
+    if device(base) != device(new):
+        sys.exit(f"tune_merge: the tables were measured on different cards ({device(base)} / {device(new)})")
+    section_ab = listing_ab if is_listing(base) else table_ab
+    base_head, base_sections = split(base, section_ab)
+    new_head, new_sections = split(new, section_ab)
+    taken = [s for s in new_sections if s[0] == ab]
+    if not taken:
+        sys.exit(f"tune_merge: the new file has no {ab} shapes")
+    provenance = next((l for l in new_head if l.startswith("# Written by") or "--tune" in l), new_head[0] if new_head else "")
+    out = list(base_head)
+    note = f"# The {ab} shapes below were re-measured in a narrower tune: {provenance.lstrip('# ').rstrip()}\n"
+    # A table's header ends at its first blank line after the comments; a listing's lines are free.
+    out.insert(len(out) - 1 if out and not out[-1].strip() else len(out), note)
+    kept = [s for s in base_sections if s[0] != ab]
+    first = next((i for i, s in enumerate(base_sections) if s[0] == ab), len(base_sections))
+    before = [s for s in base_sections[:first] if s[0] != ab]
+    after = kept[len(before):]
+    for _, lines in before + taken + after:
+        out.extend(lines)
+    if not out[-1].endswith("\n"):
+        out[-1] += "\n"
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ab", required=True, help="the operand type whose shapes are replaced, e.g. f32")
+    p.add_argument("base")
+    p.add_argument("new")
+    args = p.parse_args()
+    sys.stdout.writelines(merge(open(args.base).readlines(), open(args.new).readlines(), args.ab))
+
+
+if __name__ == "__main__":
+    main()
