@@ -6,10 +6,15 @@ import re
 import sys
 
 
+# A shape's first line: A/B and D types, m x n x k, the fastest variant, its time, TFLOP/s and
+# the heuristic's pick; the variants' lines follow it, indented.
+HEAD = re.compile(r"^(\S+) (\S+)\s+(\d+)x(\d+)x(\d+)\s+(\S+)\s+([\d.]+) us\s+[\d.]+\s+(.*)$")
+
+
 def parse(path):
     shapes, cur = [], None
     for line in open(path):
-        head = re.match(r"^(\S+) (\S+)\s+(\d+)x(\d+)x(\d+)\s+(\S+)\s+([\d.]+) us\s+[\d.]+\s+(.*)$", line)
+        head = HEAD.match(line)
         if head:
             ab, d, m, n, k, win, t, heur = head.groups()
             slower = re.match(r"\S+, ([\d.]+)x slower", heur)

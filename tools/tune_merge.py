@@ -4,7 +4,7 @@ narrower tune on the same card.
 
 The fp32 shapes only ever run fp32 variants, so a tune of a build narrowed to them
 (`GEMM_FILTER='gemm_sm90a_f32_.*' TUNE=1 FLY_TUNE_ALL=1 bash tools/h200_check.sh`) measures
-every fp32 shape whole, in a third of the time of the whole grid's tune. This puts its sections in
+every fp32 shape whole without timing the fp8 grid. This puts its sections in
 place of the base's, keeping every other shape as the base measured it:
 
     python3 tools/tune_merge.py --ab f32 src/dispatch/tuning/sm90a.tsv new/sm90a.tsv > merged.tsv
@@ -17,7 +17,8 @@ import argparse
 import re
 import sys
 
-LISTING_HEAD = re.compile(r"^(\S+) (\S+)\s+\d+x\d+x\d+\s+\S+\s+[\d.]+ us")
+from tune_listing import HEAD as LISTING_HEAD
+
 TABLE_SECTION = re.compile(r"^# (\S+) x (\S+) -> (\S+)\s*$")
 DEVICE = re.compile(r"^(?:# Written by fly_bench \S+ on (.+?) \(sm_\d+\)|fly_bench --tune: \d+ \S+ variants on (.+?), writing)")
 
@@ -26,8 +27,14 @@ def is_listing(lines):
     return any(LISTING_HEAD.match(line) for line in lines)
 
 
-def device(lines):
-    return next((m.group(1) or m.group(2) for m in map(DEVICE.match, lines) if m), None)
+def device_line(lines, path):
+    """The line naming the card the file was measured on (the table's "Written by", the listing's
+    "fly_bench --tune:"), and that card."""
+    for line in lines:
+        m = DEVICE.match(line)
+        if m:
+            return line, m.group(1) or m.group(2)
+    sys.exit(f"tune_merge: {path} names no device")
 
 
 def split(lines, section_ab):
@@ -55,27 +62,25 @@ def table_ab(line):
     return m.group(1) if m else None
 
 
-def merge(base, new, ab):
+def merge(base, new, ab, paths):
     if is_listing(base) != is_listing(new):
         sys.exit("tune_merge: one file is a listing and the other a table")
-    if device(base) != device(new):
-        sys.exit(f"tune_merge: the tables were measured on different cards ({device(base)} / {device(new)})")
+    (_, base_card), (provenance, new_card) = device_line(base, paths[0]), device_line(new, paths[1])
+    if base_card != new_card:
+        sys.exit(f"tune_merge: the files were measured on different cards ({base_card} / {new_card})")
     section_ab = listing_ab if is_listing(base) else table_ab
     base_head, base_sections = split(base, section_ab)
-    new_head, new_sections = split(new, section_ab)
+    _, new_sections = split(new, section_ab)
     taken = [s for s in new_sections if s[0] == ab]
     if not taken:
         sys.exit(f"tune_merge: the new file has no {ab} shapes")
-    provenance = next((l for l in new_head if l.startswith("# Written by") or "--tune" in l), new_head[0] if new_head else "")
     out = list(base_head)
     note = f"# The {ab} shapes below were re-measured in a narrower tune: {provenance.lstrip('# ').rstrip()}\n"
     # A table's header ends at its first blank line after the comments; a listing's lines are free.
     out.insert(len(out) - 1 if out and not out[-1].strip() else len(out), note)
-    kept = [s for s in base_sections if s[0] != ab]
+    # the new sections where the base's first section of the type was, the base's others in order
     first = next((i for i, s in enumerate(base_sections) if s[0] == ab), len(base_sections))
-    before = [s for s in base_sections[:first] if s[0] != ab]
-    after = kept[len(before):]
-    for _, lines in before + taken + after:
+    for _, lines in base_sections[:first] + taken + [s for s in base_sections[first:] if s[0] != ab]:
         out.extend(lines)
     if not out[-1].endswith("\n"):
         out[-1] += "\n"
@@ -88,7 +93,8 @@ def main():
     p.add_argument("base")
     p.add_argument("new")
     args = p.parse_args()
-    sys.stdout.writelines(merge(open(args.base).readlines(), open(args.new).readlines(), args.ab))
+    sys.stdout.writelines(merge(open(args.base).readlines(), open(args.new).readlines(), args.ab,
+                                (args.base, args.new)))
 
 
 if __name__ == "__main__":
