@@ -225,7 +225,7 @@ TEST(GemmSimt, WholeBlocksOnHostThreadsMatchTheReference) {
   check_block<Wide>(100, 70, 36, 1.f);     // M, N and K off the tiles (K ends inside a k-tile)
   check_block<Tall>(130, 64, 8, 0.5f);     // one k-tile, a second row of blocks with 2 rows
   check_block<Deep>(64, 200, 20, 0.f);     // BK = 16: one whole k-tile and one of 4
-  check_block<Small>(64, 64, 4, 0.f);      // one k-tile of half a vector row... K = 4
-  check_block<Flat>(65, 129, 48, -1.f);
+  check_block<Small>(64, 64, 4, 0.f);      // K = 4: one k-tile, its second vector of each row past K
+  check_block<Flat>(65, 129, 48, -1.f);    // one row and one column past a tile, beta = -1
 }
 }  // namespace
