@@ -74,7 +74,7 @@ void make_gemm_store_map(const fly::dispatch::GemmProblem& problem, GemmTmaArgs&
 // A's edge map for a persistent Block (GemmWgmmaWsBlock): where M is not a whole number of the
 // block's A slices, boxes of only the rows up to M's next 8 (Block::edge_box_rows) for the slice
 // that M cuts, so that the TMA does not zero-fill the rest of a whole box (the H100 run of
-// 2026-12-05, docs/gemm.md "Thirteenth session": the best cell 1.05-1.17x faster where M cuts a
+// 2026-12-05, docs/gemm-log.md "Thirteenth session": the best cell 1.05-1.17x faster where M cuts a
 // tile, the same elsewhere). FLY_GEMM_EDGE_BOX=0 turns it off, to time against. Where the driver
 // cannot encode it, the block loads whole boxes (a_by_edge false).
 template <class Block>

@@ -9,7 +9,7 @@
 // are in flight while the current one is multiplied, then stored into the other buffer; one
 // barrier a k-tile. The K-major cp.async block (gemm_cpasync_kernel.hpp) reads four k of one row
 // per LDS.128 instead, which holds 64 operand registers per chunk of K where this block holds 16
-// per k (docs/gemm.md, "Seventeenth session").
+// per k (docs/gemm-log.md, "Seventeenth session").
 //
 // Preconditions checked by the dispatcher: K, lda and ldb are multiples of 4 elements, and A and
 // B are 16-byte aligned.

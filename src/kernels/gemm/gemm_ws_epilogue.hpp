@@ -31,7 +31,7 @@ struct GemmWsEpilogue {
   // Two adjacent columns of D, stored as one 4- or 8-byte access by both epilogues. Of 16-bit
   // types through fly::pack2: one paired hardware conversion where TD(float) each took one
   // conversion and a NaN select apiece (the 128x128 tile's bf16 epilogue was 540 integer
-  // instructions of 812 before the hardware conversions; docs/gemm.md, "Fifteenth session").
+  // instructions of 812 before the hardware conversions; docs/gemm-log.md, "Fifteenth session").
   struct alignas(2 * sizeof(TD)) Pair {
     TD x, y;
     __device__ static Pair of(float a, float b) {
