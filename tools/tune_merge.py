@@ -82,7 +82,9 @@ def merge(base, new, ab, paths):
     first = next((i for i, s in enumerate(base_sections) if s[0] == ab), len(base_sections))
     for _, lines in base_sections[:first] + taken + [s for s in base_sections[first:] if s[0] != ab]:
         out.extend(lines)
-    if not out[-1].endswith("\n"):
+    while out and not out[-1].strip():  # a section taken from the middle of the new file ends blank
+        out.pop()
+    if out and not out[-1].endswith("\n"):
         out[-1] += "\n"
     return out
 
