@@ -37,19 +37,31 @@ def device_line(lines, path):
     sys.exit(f"tune_merge: {path} names no device")
 
 
-def split(lines, section_ab):
-    """(lines before the first section, [(ab, section lines)]): a section runs from its first line
-    to the next section's."""
-    head, sections = [], []
+def split(lines, section_ab, belongs):
+    """(lines before the first section, [(ab, section lines)], lines after the last section). A
+    section is its first line and the lines that belong to it (`belongs`), blank lines among and
+    after them included; the first other line ends the sections (a listing's closing "wrote N
+    entries" line)."""
+    head, sections, tail = [], [], []
     for line in lines:
-        ab = section_ab(line)
+        ab = None if tail else section_ab(line)
         if ab is not None:
             sections.append((ab, [line]))
-        elif sections:
+        elif sections and not tail and (belongs(line) or not line.strip()):
             sections[-1][1].append(line)
+        elif sections:
+            tail.append(line)
         else:
             head.append(line)
-    return head, sections
+    return head, sections, tail
+
+
+def content_end(lines):
+    """Where the blank lines that `lines` ends with begin."""
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return end
 
 
 def listing_ab(line):
@@ -57,9 +69,17 @@ def listing_ab(line):
     return m.group(1) if m else None
 
 
+def listing_belongs(line):  # a variant's time under its shape's line
+    return line.startswith((" ", "\t"))
+
+
 def table_ab(line):
     m = TABLE_SECTION.match(line)
     return m.group(1) if m else None
+
+
+def table_belongs(line):  # an entry under its dtypes' comment
+    return bool(line.strip()) and not line.startswith("#")
 
 
 def merge(base, new, ab, paths):
@@ -68,22 +88,26 @@ def merge(base, new, ab, paths):
     (_, base_card), (provenance, new_card) = device_line(base, paths[0]), device_line(new, paths[1])
     if base_card != new_card:
         sys.exit(f"tune_merge: the files were measured on different cards ({base_card} / {new_card})")
-    section_ab = listing_ab if is_listing(base) else table_ab
-    base_head, base_sections = split(base, section_ab)
-    _, new_sections = split(new, section_ab)
+    section_ab, belongs = (listing_ab, listing_belongs) if is_listing(base) else (table_ab, table_belongs)
+    base_head, base_sections, base_tail = split(base, section_ab, belongs)
+    _, new_sections, _ = split(new, section_ab, belongs)
     taken = [s for s in new_sections if s[0] == ab]
     if not taken:
         sys.exit(f"tune_merge: the new file has no {ab} shapes")
+    # the base's own separator between sections (a table's blank line, none in a listing), put
+    # between the merged sections in place of whatever blank lines each brought along
+    first_lines = base_sections[0][1]
+    separator = first_lines[content_end(first_lines):] if len(base_sections) > 1 else []
     out = list(base_head)
     note = f"# The {ab} shapes below were re-measured in a narrower tune: {provenance.lstrip('# ').rstrip()}\n"
     # A table's header ends at its first blank line after the comments; a listing's lines are free.
     out.insert(len(out) - 1 if out and not out[-1].strip() else len(out), note)
     # the new sections where the base's first section of the type was, the base's others in order
     first = next((i for i, s in enumerate(base_sections) if s[0] == ab), len(base_sections))
-    for _, lines in base_sections[:first] + taken + [s for s in base_sections[first:] if s[0] != ab]:
-        out.extend(lines)
-    while out and not out[-1].strip():  # a section taken from the middle of the new file ends blank
-        out.pop()
+    merged = base_sections[:first] + taken + [s for s in base_sections[first:] if s[0] != ab]
+    for i, (_, lines) in enumerate(merged):
+        out.extend(lines[:content_end(lines)] + (separator if i + 1 < len(merged) else []))
+    out.extend(base_tail)
     if out and not out[-1].endswith("\n"):
         out[-1] += "\n"
     return out
