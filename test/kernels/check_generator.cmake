@@ -30,7 +30,9 @@ set(expect
   "reject gemm_gfx942_f32_f32_64x64x16_w2x2_cpasync128_s3: copy cpasync128 is an sm_90a instruction"
   "file sm90a [^\n]*/gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2.cu"
   "reject gemm_sm90a_f32_f32_128x128x8_w16x16x2_simt128_s2: the SIMT block does not split a tile's k-steps among threads"
-  "reject gemm_sm90a_f32_f32_128x128x8_w16x16_simt128_s3: the SIMT block double-buffers its shared tiles: stages must be :s2"
+  "file sm90a [^\n]*/gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s3_k2.cu"
+  "reject gemm_sm90a_f32_f32_128x128x8_w16x16_simt128_s4: the SIMT block keeps two or three k-tiles between load and multiply: stages must be :s2 or :s3"
+  "reject gemm_sm90a_f32_f32_64x64x8_w8x8_simt128_s2_k3: :k3: the SIMT block splits a tile's K over a cluster of 2 or 4 blocks"
   "reject gemm_sm90a_f32_f32_48x64x8_w16x8_simt128_s2: a thread's rows and columns come in runs of four: BM a multiple of 4 x 16"
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_simt128_s2: copy simt128 is the fp32 SIMT block of sm_90a"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
@@ -83,7 +85,7 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s4_k3: :k3: the warp-specialised block splits a tile's K over a cluster of 2 or 4 blocks"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s4_c1x2_k2: :k2: a split-K cluster shares no loads and stores D directly"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s3_k2_st: :k2: a split-K cluster shares no loads and stores D directly"
-  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_k2: split-K over a cluster .:k2. is the persistent block's .tmaws."
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_k2: split-K over a cluster .:k2. is the persistent and SIMT blocks' .tmaws, simt128."
   # ---- gfx942 LDS pipeline
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_128x128x64_w2x2_m32_lds128_s2.hip"
@@ -98,13 +100,13 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
-  "registry [^\n]* 23\n")
+  "registry [^\n]* 24\n")
 fly_check_generator_output("${out}" ${expect})
 
 # What a cell's spelling must change in its translation unit (a name alone would pass the checks
 # above): `:st` instantiates the TMA-store block and hands the kernel D's map when the launcher made
 # one, `:stw` and `:nb` its warp-store and next-batch forms; `:b4` caps the kernel's registers through __launch_bounds__ (so does `:b2` on the SIMT block, simt128, which its unit includes); `:k2` instantiates the split
-# block and warms B from its share of K; a plain cell does none of these.
+# block and warms B from its share of K (the SIMT block's splits and stages are its last two arguments); a plain cell does none of these.
 function(fly_expect_in_unit name)
   file(READ ${OUT}/${name}.cu text)
   foreach(e IN LISTS ARGN)
@@ -125,7 +127,9 @@ fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_stw_nb
   "GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16, true, 1, true, true>")
 fly_expect_in_unit(gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s3_b4 "__launch_bounds__(Block::threads, 4)")
 fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2 "#include \"gemm_simt_kernel.hpp\""
-  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float>"
+  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float, 2, 1>"
   "__launch_bounds__(Block::threads, 2)")
+fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s3_k2
+  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float, 3, 2>")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_k2
   "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, false, 2>" "Block::first_k0(args.p")

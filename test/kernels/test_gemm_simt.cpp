@@ -11,8 +11,9 @@
 #include <barrier>
 #include <cmath>
 #include <cstdint>
-#include <thread>
+#include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "fly/atom/mma_traits_sm90.hpp"
@@ -26,6 +27,11 @@ using Deep = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, f
 using Tall = kernels::GemmSimtBlock<Layout<Shape<_16, _8, _1>>, 128, 64, 8, float>;
 using Small = kernels::GemmSimtBlock<Layout<Shape<_8, _8, _1>>, 64, 64, 8, float>;
 using Flat = kernels::GemmSimtBlock<Layout<Shape<_8, _16, _1>>, 64, 128, 8, float>;
+// three k-tiles from load to multiply (two waiting in registers), and split-K over 2 and 4 blocks
+using Deep3 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3>;
+using Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2>;
+using Split4 = kernels::GemmSimtBlock<Layout<Shape<_8, _16, _1>>, 64, 128, 16, float, 3, 4>;
+using SmallSplit2 = kernels::GemmSimtBlock<Layout<Shape<_8, _8, _1>>, 64, 64, 8, float, 2, 2>;
 
 // Runs every thread's load and store of one operand's Rows x BK k-tile into a poisoned shared
 // buffer and checks each element's place and value.
@@ -162,6 +168,11 @@ TEST(GemmSimt, EveryOutputHasOneOwner) {
 TEST(GemmSimt, SharedMemoryHoldsTwoBuffers) {
   EXPECT_EQ(Wide::smem_bytes, 2 * 8 * (132 + 132) * 4);
   EXPECT_EQ(Tall::smem_bytes, 2 * 8 * (132 + 68) * 4);
+  EXPECT_EQ(Deep3::smem_bytes, 2 * 16 * (132 + 132) * 4);  // the third stage waits in registers
+  // split-K: the buffers hold the other blocks' copies of a block's slice after the k-loop (one
+  // slot of 32 floats a thread for 2 blocks; three of 8 for 4), or more where the copies need it
+  EXPECT_EQ(Split2::smem_bytes, std::max(2 * 16 * (132 + 132) * 4, 1 * 32 * 256 * 4));
+  EXPECT_EQ(Split4::smem_bytes, std::max(2 * 16 * (68 + 132) * 4, 3 * 16 * 128 * 4));
   // a row of the [k][m] tile stays 16-byte aligned, and a warp's transposed stores (rows r..r+15 at
   // k and k + 4) fall in distinct banks: 4 ld = 16 (mod 32) words
   for (int ld : {Wide::ld_a, Tall::ld_b, Small::ld_a}) {
@@ -170,11 +181,13 @@ TEST(GemmSimt, SharedMemoryHoldsTwoBuffers) {
   }
 }
 // Every block of the grid with its threads as host threads (one std::barrier standing for
-// __syncthreads), so the two buffers, the k-loop and the epilogue run as on the GPU. D is poisoned
-// past N in each row (ldd > N) and must keep it; inside it must match the float64 product within
-// the fp32 accumulation bound.
+// __syncthreads, and for split-K one across the cluster's blocks, each with its own shared
+// memory), so the buffers, the register stages, the k-loop, the split-K exchange and the epilogue
+// run as on the GPU. D is poisoned past N in each row (ldd > N) and must keep it; inside it must
+// match the float64 product within the fp32 accumulation bound.
 template <class Block>
 void check_block(int m, int n, int k, float beta) {
+  constexpr int split_k = Block::split_k;
   const int64_t lda = k + 4, ldb = k + 8, ldc = n + 3, ldd = n + 5;
   std::mt19937 rng(uint32_t(m * 7919 + n * 31 + k));
   std::uniform_real_distribution<float> value(-1.f, 1.f);
@@ -189,18 +202,34 @@ void check_block(int m, int n, int k, float beta) {
   p.a = A.data(); p.b = B.data(); p.c = C.data(); p.d = D.data();
   p.alpha = 2.f; p.beta = beta;
   p.scale_a = &scale_a; p.scale_b = &scale_b;
-  std::vector<float> smem(size_t(Block::smem_bytes) / sizeof(float));
+  // each block's shared memory, poisoned: a copy read before it lands shows in D
+  static std::vector<float>* smem = nullptr;
+  std::vector<float> smem_of[split_k];
+  smem = smem_of;
   for (int bm = 0; bm * Block::BM < m; ++bm)
     for (int bn = 0; bn * Block::BN < n; ++bn) {
-      static std::barrier<>* barrier = nullptr;
-      std::barrier<> meet(Block::threads);
-      barrier = &meet;
+      for (auto& buffer : smem_of) buffer.assign(size_t(Block::smem_bytes) / sizeof(float), std::nanf(""));
+      static std::barrier<>* block_barrier[split_k] = {};
+      static std::barrier<>* cluster_barrier = nullptr;
+      std::vector<std::unique_ptr<std::barrier<>>> meet;
+      for (int r = 0; r < split_k; ++r) {
+        meet.push_back(std::make_unique<std::barrier<>>(Block::threads));
+        block_barrier[r] = meet.back().get();
+      }
+      std::barrier<> cluster(split_k * Block::threads);
+      cluster_barrier = &cluster;
       std::vector<std::thread> threads;
-      for (int t = 0; t < Block::threads; ++t)
-        threads.emplace_back([&, t] {
-          kernels::host_sync_threads = [] { barrier->arrive_and_wait(); };
-          Block::run(p, smem.data(), bm, bn, t);
-        });
+      for (int r = 0; r < split_k; ++r)
+        for (int t = 0; t < Block::threads; ++t)
+          threads.emplace_back([&, r, t] {
+            static thread_local int my_rank = 0;
+            my_rank = r;
+            kernels::host_sync_threads = [] { block_barrier[my_rank]->arrive_and_wait(); };
+            kernels::host_cluster_rank = r;
+            kernels::host_cluster_sync = [] { cluster_barrier->arrive_and_wait(); };
+            kernels::host_cluster_smem = [](int rank) { return smem[rank].data(); };
+            Block::run(p, smem_of[r].data(), bm * split_k + r, bn, t);
+          });
       for (auto& th : threads) th.join();
     }
   const double s = 2.0 * scale_a * scale_b;
@@ -212,7 +241,8 @@ void check_block(int m, int n, int k, float beta) {
         magnitude += std::abs(double(A[size_t(i * lda + kk)]) * double(B[size_t(j * ldb + kk)]));
       }
       const double want = s * exact + double(beta) * C[size_t(i * ldc + j)];
-      // fp32 products summed in k order: at most k roundings of the running sum, and the epilogue's
+      // fp32 products summed in any order (split-K's shares then their sum): at most k roundings
+      // of a running sum, and the epilogue's
       const double bound = (k + 4) * 0x1p-24 * (s * magnitude + std::abs(double(beta) * C[size_t(i * ldc + j)])) + 1e-30;
       ASSERT_LE(std::abs(double(D[size_t(i * ldd + j)]) - want), bound) << "D(" << i << ", " << j << ") of " << m << "x" << n << "x" << k;
     }
@@ -227,5 +257,19 @@ TEST(GemmSimt, WholeBlocksOnHostThreadsMatchTheReference) {
   check_block<Deep>(64, 200, 20, 0.f);     // BK = 16: one whole k-tile and one of 4
   check_block<Small>(64, 64, 4, 0.f);      // K = 4: one k-tile, its second vector of each row past K
   check_block<Flat>(65, 129, 48, -1.f);    // one row and one column past a tile, beta = -1
+}
+
+TEST(GemmSimt, ThreeStagesMatchTheReference) {
+  for (int k : {4, 16, 20, 32, 48, 100, 160})  // 1, 1, 2, 2, 3, 7 and 10 k-tiles: odd and even counts
+    check_block<Deep3>(70, 130, k, 0.5f);
+}
+
+TEST(GemmSimt, SplitKOverAClusterMatchesTheReference) {
+  check_block<Split2>(128, 128, 160, 0.f);  // 10 k-tiles, 5 a block
+  check_block<Split2>(100, 70, 84, 1.f);    // 6 k-tiles (the last of 4), M and N off the tile
+  check_block<Split2>(40, 130, 12, 0.f);    // one k-tile: the second block's share is empty
+  check_block<Split4>(64, 128, 112, 0.5f);  // 7 k-tiles over 4 blocks: shares of 1 and 2
+  check_block<Split4>(65, 129, 36, -1.f);   // 3 k-tiles: one block without a share
+  check_block<SmallSplit2>(64, 100, 44, 0.f);  // two stages, 6 k-tiles (the last of 4)
 }
 }  // namespace

@@ -1,4 +1,5 @@
-// Launching a GEMM block kernel on the caller's CUDA stream: one block per BM x BN tile of D, no
+// Launching a GEMM block kernel on the caller's CUDA stream: one block per BM x BN tile of D (a
+// cluster of split_k per tile where the block splits K), no
 // allocation, no synchronisation (graph-capturable). Errors come back as FLY_STATUS_DEVICE_ERROR.
 // Blocks that stage tiles in shared memory declare smem_bytes; above the default 48 KB the kernel
 // is opted in to more once per device.
@@ -69,10 +70,22 @@ inline GemmParams gemm_launch_params(const fly::dispatch::GemmProblem& problem) 
   return p;
 }
 
+// The blocks that share a tile's K (GemmSimtBlock's split_k): a cluster of them along x.
+template <class Block>
+constexpr int tile_split_k() {
+  if constexpr (requires { Block::split_k; }) {
+    return Block::split_k;
+  } else {
+    return 1;
+  }
+}
+
 template <class Block, void (*Kernel)(GemmParams)>
 fly_status_t launch_cuda(const fly::dispatch::GemmProblem& problem, void* stream) {
   if (fly_status_t s = check_kernel_size(problem); s != FLY_STATUS_SUCCESS) return s;
-  const dim3 grid(unsigned((problem.m + Block::BM - 1) / Block::BM), unsigned((problem.n + Block::BN - 1) / Block::BN));
+  constexpr int split_k = tile_split_k<Block>();
+  const dim3 grid(unsigned((problem.m + Block::BM - 1) / Block::BM) * split_k,
+                  unsigned((problem.n + Block::BN - 1) / Block::BN));
   if (fly_status_t s = check_grid_y(grid.y, problem.n, Block::BN); s != FLY_STATUS_SUCCESS) return s;
   if (fly_status_t s = allow_kernel_smem<Block, Kernel>(); s != FLY_STATUS_SUCCESS) return s;
   cudaLaunchConfig_t config = {};
@@ -81,8 +94,13 @@ fly_status_t launch_cuda(const fly::dispatch::GemmProblem& problem, void* stream
   config.dynamicSmemBytes = dynamic_smem_bytes<Block>();
   config.stream = static_cast<cudaStream_t>(stream);
   const GemmParams params = gemm_launch_params(problem);
+  cudaLaunchAttribute cluster_dims;
+  cluster_dims.id = cudaLaunchAttributeClusterDimension;
+  cluster_dims.val.clusterDim.x = unsigned(split_k);
+  cluster_dims.val.clusterDim.y = 1;
+  cluster_dims.val.clusterDim.z = 1;
   cudaLaunchAttribute attrs[2];
-  dispatch::set_launch_attributes(config, attrs, params.let_next_start, nullptr);
+  dispatch::set_launch_attributes(config, attrs, params.let_next_start, split_k > 1 ? &cluster_dims : nullptr);
   if (cudaError_t e = cudaLaunchKernelEx(&config, Kernel, params); e != cudaSuccess) {
     (void)cudaGetLastError();
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));

@@ -40,10 +40,15 @@ FLY_HD void store_value(GemmParams const& p, float scale, int64_t row, int64_t c
   static_cast<TD*>(p.d)[row * p.ldd + col] = TD(v);
 }
 
-// Stores this thread's accumulators of the BM x BN tile at (m0, n0). A value's (row, column) is a
-// per-thread base plus a compile-time offset from partitioning a static coordinate layout.
-template <class TD, int BM, int BN, class ThrMma, class Acc>
-FLY_HD void store_tile(ThrMma const& thr_mma, Acc const& acc, GemmParams const& p, int m0, int n0) {
+struct KeepEveryValue {
+  FLY_HD bool operator()(int) const { return true; }
+};
+
+// Stores this thread's accumulators of the BM x BN tile at (m0, n0), those whose index `keep`
+// takes (a split-K block stores the slice it finished). A value's (row, column) is a per-thread
+// base plus a compile-time offset from partitioning a static coordinate layout.
+template <class TD, int BM, int BN, class ThrMma, class Acc, class Keep = KeepEveryValue>
+FLY_HD void store_tile(ThrMma const& thr_mma, Acc const& acc, GemmParams const& p, int m0, int n0, Keep keep = {}) {
   const int m_left = p.m - m0, n_left = p.n - n0;
   const bool full_mn = m_left >= BM && n_left >= BN;
   const float scale = epilogue_scale(p);
@@ -53,7 +58,7 @@ FLY_HD void store_tile(ThrMma const& thr_mma, Acc const& acc, GemmParams const& 
   for_each_index<int(decltype(size(acc))::value)>([&](auto i) {
     const int at = int(coord_c(i));
     const int r = rc0 + at / BN, c = cc0 + at % BN;
-    if (full_mn || (r < m_left && c < n_left)) store_value<TD>(p, scale, m0 + r, n0 + c, float(acc[i]));
+    if (keep(int(i)) && (full_mn || (r < m_left && c < n_left))) store_value<TD>(p, scale, m0 + r, n0 + c, float(acc[i]));
   });
 }
 

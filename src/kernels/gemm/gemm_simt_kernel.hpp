@@ -5,11 +5,21 @@
 // 16-byte vectors along K into registers and stored transposed into shared memory, M-major
 // ([k][m]) and N-major ([k][n]); a thread owns its rows and columns in runs of four (an M and N
 // permutation of the tiled MMA), so that at each k one 16-byte shared load gives it four rows and
-// a k step is 4 LDS.128 for 64 FFMA, k-outer. Two shared buffers: the next k-tile's global loads
-// are in flight while the current one is multiplied, then stored into the other buffer; one
-// barrier a k-tile. The K-major cp.async block (gemm_cpasync_kernel.hpp) reads four k of one row
-// per LDS.128 instead, which holds 64 operand registers per chunk of K where this block holds 16
-// per k (docs/gemm-log.md, "Seventeenth session").
+// a k step is 4 LDS.128 for 64 FFMA, k-outer. The K-major cp.async block (gemm_cpasync_kernel.hpp)
+// reads four k of one row per LDS.128 instead, which holds 64 operand registers per chunk of K
+// where this block holds 16 per k (docs/gemm-log.md, "Seventeenth session").
+//
+// Stages: the k-tiles between a k-tile's global load and its multiply. Two shared buffers and one
+// barrier a k-tile whatever the stages: the k-tile being multiplied is in one buffer, the next is
+// stored into the other once the multiply is done, and Stages - 1 k-tiles wait in registers, their
+// loads in flight. At Stages = 2 a load has one multiply to land, which a second block on the SM
+// covers; at 3 it has two, for a block that is alone on its SM (small M, split-K).
+//
+// SplitK (2 or 4): the blocks of a cluster of SplitK (consecutive blockIdx.x) share one tile,
+// each multiplying an even share of its k-tiles (gemm_split_k.hpp); then each stores the slices
+// of its accumulators that the others finish into their shared memory, and finishes its own slice
+// with their copies added in rank order (the same sum every call) -- for the shapes whose tiles
+// are fewer than the SMs (M = 64-128 x 8192^2: 64 tiles of 128 x 128).
 //
 // Preconditions checked by the dispatcher: K, lda and ldb are multiples of 4 elements, and A and
 // B are 16-byte aligned.
@@ -23,6 +33,7 @@
 #include "fly/atom/mma_traits_sm90.hpp"
 #include "fly/tiled.hpp"
 #include "gemm_epilogue.hpp"
+#include "gemm_split_k.hpp"
 #include "gemm_staging.hpp"
 
 namespace fly::kernels {
@@ -32,9 +43,12 @@ namespace fly::kernels {
 template <int W, int E>
 using RunsOfFour = Layout<Shape<Int<W>, _4, Int<E / (4 * W)>>, Stride<_4, _1, Int<4 * W>>>;
 
-template <class WarpLayout, int BM_, int BN_, int BK_, class TD>
+template <class WarpLayout, int BM_, int BN_, int BK_, class TD, int Stages_ = 2, int SplitK_ = 1>
 struct GemmSimtBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_;
+  static constexpr int stages = Stages_, split_k = SplitK_;
+  static constexpr int reg_stages = stages - 1;  // k-tiles waiting in registers
+  static_assert(stages == 2 || stages == 3, "GemmSimtBlock: stages must be 2 or 3 (k-tiles from load to multiply)");
   static constexpr int WM = int(decltype(size<0>(WarpLayout{}))::value);
   static constexpr int WN = int(decltype(size<1>(WarpLayout{}))::value);
   static_assert(int(decltype(size<2>(WarpLayout{}))::value) == 1, "GemmSimtBlock: no k-groups");
@@ -52,7 +66,11 @@ struct GemmSimtBlock {
   // At BK = 16 (8 rows by 4 vectors) vectors 0 and 2 share banks: 2-way, on 16 stores a k-tile.
   static constexpr int ld_a = BM + 4, ld_b = BN + 4;
   static constexpr int buffer_elems = BK * (ld_a + ld_b);
-  static constexpr int smem_bytes = 2 * buffer_elems * int(sizeof(float));
+  static constexpr int frag_floats = BM * BN / threads;  // a thread's accumulators
+  using Split = SplitKExchange<frag_floats, split_k, threads>;
+  // the two buffers, and after the k-loop the other blocks' copies of this block's slices
+  static constexpr int pipeline_bytes = 2 * buffer_elems * int(sizeof(float));
+  static constexpr int smem_bytes = pipeline_bytes > Split::buffer_bytes ? pipeline_bytes : Split::buffer_bytes;
   template <int Rows, int Ld>
   using SmemLayout = Layout<Shape<Int<Rows>, Int<BK>>, Stride<_1, Int<Ld>>>;
 
@@ -96,49 +114,119 @@ struct GemmSimtBlock {
     }
   };
 
-  // smem: smem_bytes of dynamic shared memory, 16-byte aligned.
-  FLY_HD static void run(GemmParams const& p, float* smem, int block_m, int block_n, int thr) {
+  // smem: smem_bytes of dynamic shared memory, 16-byte aligned. block_x: the tile's row of blocks,
+  // times split_k plus the block's rank in its cluster.
+  FLY_HD static void run(GemmParams const& p, float* smem, int block_x, int block_n, int thr) {
     auto thr_mma = Mma{}.get_slice(thr);
-    const int m0 = block_m * BM, n0 = block_n * BN;
+    const int rank = split_k > 1 ? split_rank() : 0;
+    const int m0 = (block_x / split_k) * BM, n0 = block_n * BN;
     const int m_left = p.m - m0, n_left = p.n - n0;
     float const* A = static_cast<float const*>(p.a) + int64_t(m0) * p.lda;
     float const* B = static_cast<float const*>(p.b) + int64_t(n0) * p.ldb;
-    const int k_tiles = (p.k + BK - 1) / BK;
+    const int all_k_tiles = (p.k + BK - 1) / BK;
+    const int k_first = Split::k_begin(all_k_tiles, rank);            // this block's share
+    const int k_tiles = Split::k_begin(all_k_tiles, rank + 1) - k_first;
 
     auto smem_a = [&](int buf) { return make_tensor(smem + buf * buffer_elems, SmemLayout<BM, ld_a>{}); };
     auto smem_b = [&](int buf) { return make_tensor(smem + buf * buffer_elems + BK * ld_a, SmemLayout<BN, ld_b>{}); };
-    Stage<BM, ld_a> stage_a;
-    Stage<BN, ld_b> stage_b;
-    auto load = [&](int kt) {
-      stage_a.load(A + kt * BK, p.lda, m_left, p.k - kt * BK, thr);
-      stage_b.load(B + kt * BK, p.ldb, n_left, p.k - kt * BK, thr);
-      if (kt == k_tiles - 1 && p.let_next_start) launch_next_grid();  // the block's last loads are issued
+    Stage<BM, ld_a> stage_a[reg_stages];  // k-tile j of the share waits in stage j % reg_stages
+    Stage<BN, ld_b> stage_b[reg_stages];
+    auto load = [&](int j, auto r) {
+      const int k0 = (k_first + j) * BK;
+      stage_a[r].load(A + k0, p.lda, m_left, p.k - k0, thr);
+      stage_b[r].load(B + k0, p.ldb, n_left, p.k - k0, thr);
+      if (j == k_tiles - 1 && p.let_next_start) launch_next_grid();  // the block's last loads are issued
     };
-    auto store = [&](int buf) {
-      stage_a.store(smem_a(buf), thr);
-      stage_b.store(smem_b(buf), thr);
+    auto store = [&](auto r, int buf) {
+      stage_a[r].store(smem_a(buf), thr);
+      stage_b[r].store(smem_b(buf), thr);
     };
 
     auto acc = thr_mma.partition_fragment_C(make_tensor(static_cast<TD*>(p.d), make_shape(Int<BM>{}, Int<BN>{})));
     fill(acc, Acc(0));
     if (k_tiles > 0) {
-      load(0);
-      store(0);
+      load(0, Int<0>{});
+      store(Int<0>{}, Int<0>{});
+    }
+    if constexpr (reg_stages == 2) {
+      if (k_tiles > 1) load(1, Int<1>{});
     }
     sync_threads();
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      if (kt + 1 < k_tiles) load(kt + 1);  // in flight while tile kt is multiplied
-      auto tA = thr_mma.partition_A(smem_a(kt % 2));
-      auto tB = thr_mma.partition_B(smem_b(kt % 2));
+    auto multiply = [&](int j) {  // k-tile j, from buffer j % 2
+      auto tA = thr_mma.partition_A(smem_a(j % 2));
+      auto tB = thr_mma.partition_B(smem_b(j % 2));
       auto fA = thr_mma.make_fragment_A(tA);
       auto fB = thr_mma.make_fragment_B(tB);
       copy(FragAtom{}, tA, fA);
       copy(FragAtom{}, tB, fB);
       gemm(Mma{}, acc, fA, fB, acc);  // k-outer (fly::gemm's order)
-      if (kt + 1 < k_tiles) store((kt + 1) % 2);  // the buffer tile kt - 1 was read from
-      sync_threads();  // tile kt + 1 stored, and everyone done with tile kt before it is overwritten
+    };
+    // At k-tile j: k-tile j + reg_stages is loaded into the stage that k-tile j left (in flight
+    // while j is multiplied), then k-tile j + 1 is stored from its stage into the buffer that k-tile
+    // j - 1 was read from, and a barrier: tile j + 1 stored, and everyone done with tile j before
+    // it is overwritten.
+    if constexpr (reg_stages == 1) {
+      for (int j = 0; j < k_tiles; ++j) {
+        if (j + 1 < k_tiles) load(j + 1, Int<0>{});
+        // multiply(j) spelled out: through the lambda nvcc 13 spills 16 bytes at :b2's 128 registers
+        auto tA = thr_mma.partition_A(smem_a(j % 2));
+        auto tB = thr_mma.partition_B(smem_b(j % 2));
+        auto fA = thr_mma.make_fragment_A(tA);
+        auto fB = thr_mma.make_fragment_B(tB);
+        copy(FragAtom{}, tA, fA);
+        copy(FragAtom{}, tB, fB);
+        gemm(Mma{}, acc, fA, fB, acc);
+        if (j + 1 < k_tiles) store(Int<0>{}, (j + 1) % 2);
+        sync_threads();
+      }
+    } else {  // unrolled by two, so that the stages are compile-time indices (they stay in registers)
+      for (int j = 0; j < k_tiles; j += 2) {
+        if (j + 2 < k_tiles) load(j + 2, Int<0>{});
+        multiply(j);
+        if (j + 1 < k_tiles) store(Int<1>{}, 1);
+        sync_threads();
+        if (j + 1 == k_tiles) break;
+        if (j + 3 < k_tiles) load(j + 3, Int<1>{});
+        multiply(j + 1);
+        if (j + 2 < k_tiles) store(Int<0>{}, 0);
+        sync_threads();
+      }
     }
-    store_tile<TD, BM, BN>(thr_mma, acc, p, m0, n0);
+    if constexpr (split_k > 1) {
+      exchange(acc, smem, rank, thr);
+      store_tile<TD, BM, BN>(thr_mma, acc, p, m0, n0, [rank](int i) { return Split::owner(i) == rank; });
+    } else {
+      store_tile<TD, BM, BN>(thr_mma, acc, p, m0, n0);
+    }
+  }
+
+  // Split-K: every block of the cluster has left its k-loop (its buffers are free) before any
+  // copy lands; then each stores the others' slices of its accumulators into their buffers (slot
+  // `rank` there, gemm_split_k.hpp), meets them again, and adds the copies of its own slice in
+  // rank order.
+  template <class AccTensor>
+  FLY_HD static void exchange(AccTensor& acc, float* smem, int rank, int thr) {
+    split_sync();
+    for_each_index<frag_floats / 4>([&](auto q4) {
+      constexpr int f = 4 * int(q4);
+      const int to = Split::owner(f);
+      if (to != rank)
+        store_to_block(smem, int(Split::offset(Split::slot(rank, to), (f % Split::slice_floats) / 4, thr) / 4), to,
+                       acc[Int<f>{}], acc[Int<f + 1>{}], acc[Int<f + 2>{}], acc[Int<f + 3>{}]);
+    });
+    split_sync();
+    for (int from = 0; from < split_k; ++from) {
+      if (from == rank) continue;
+      for_each_index<frag_floats / 4>([&](auto q4) {
+        constexpr int f = 4 * int(q4);
+        if (Split::owner(f) != rank) return;
+        float const* copy4 = smem + Split::offset(Split::slot(from, rank), (f % Split::slice_floats) / 4, thr) / 4;
+        acc[Int<f>{}] += copy4[0];
+        acc[Int<f + 1>{}] += copy4[1];
+        acc[Int<f + 2>{}] += copy4[2];
+        acc[Int<f + 3>{}] += copy4[3];
+      });
+    }
   }
 };
 

@@ -150,7 +150,7 @@ struct Cell {
   bool tma_store = false;            // :st, D stored through shared memory by TMA boxes (the persistent block's epilogue)
   bool warp_store = false;           // :stw, the same a warp's 16 rows at a time, no warpgroup barrier
   bool next_batch = false;           // :nb, the next tile's first batch issued under the TMA-store epilogue
-  int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent block)
+  int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent and SIMT blocks)
   int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
@@ -406,17 +406,24 @@ std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy
 // ---- end gfx942 LDS pipeline ----
 
 // GemmSimtBlock (what it static_asserts, so that no cell fails to compile): fp32 on sm_90a, no
-// k-groups, two shared buffers (:s2), each thread's rows and columns in whole runs of four, the
-// threads covering each operand tile in whole rows of 16-byte vectors, and :bN's blocks fitting.
+// k-groups, two or three k-tiles from load to multiply (:s2, :s3), each thread's rows and columns
+// in whole runs of four, the threads covering each operand tile in whole rows of 16-byte vectors,
+// split-K (:k2, :k4) into whole float4s of each thread's accumulators, and :bN's blocks fitting.
 std::string check_simt(const Cell& cell, int threads, int& align_elems) {
   if (cell.wk != 1) return "the SIMT block does not split a tile's k-steps among threads: warps MxN";
-  if (cell.stages != 2) return "the SIMT block double-buffers its shared tiles: stages must be :s2";
+  if (cell.stages != 2 && cell.stages != 3)
+    return "the SIMT block keeps two or three k-tiles between load and multiply: stages must be :s2 or :s3";
   if (cell.bm % (4 * cell.wm) != 0 || cell.bn % (4 * cell.wn) != 0)
     return "a thread's rows and columns come in runs of four: BM a multiple of 4 x " + std::to_string(cell.wm) +
            " and BN of 4 x " + std::to_string(cell.wn);
+  // a thread's accumulators: runs of four by runs of four, so 2 or 4 slices of whole float4s
+  const int frag = (cell.bm / cell.wm) * (cell.bn / cell.wn);
+  if (cell.split_k != 1 && cell.split_k != 2 && cell.split_k != 4)
+    return ":k" + std::to_string(cell.split_k) + ": the SIMT block splits a tile's K over a cluster of 2 or 4 blocks";
   if (cell.bk % 4 != 0) return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
   if (auto why = staging_rejection(cell, threads, cell.bk / 4, 1); !why.empty()) return why;
-  const int smem = 2 * cell.bk * (cell.bm + 4 + cell.bn + 4) * 4;  // GemmSimtBlock::smem_bytes
+  // GemmSimtBlock::smem_bytes: the two buffers, or the other blocks' copies after split-K's k-loop
+  const int smem = std::max(2 * cell.bk * (cell.bm + 4 + cell.bn + 4) * 4, (cell.split_k - 1) * frag / cell.split_k * threads * 4);
   if (auto why = smem_rejection(cell, smem, 0); !why.empty()) return why;
   if (auto why = min_blocks_rejection(cell, threads, smem, (cell.bm / cell.wm) * (cell.bn / cell.wn)); !why.empty())
     return why;
@@ -515,7 +522,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
     f << "using Block = fly::kernels::GemmCpAsyncBlock<" << mma.op << ", " << warps << ", " << tile << ", " << cell.stages
       << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.simt) {
-    f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ">;\n";
+    f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ", "
+      << cell.stages << ", " << cell.split_k << ">;\n";
   } else {
     f << "using Block = fly::kernels::GemmBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
       << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n";
@@ -611,8 +619,9 @@ int main(int argc, char** argv) {
                                        ") are the persistent block's (tmaws)");
           continue;
         }
-        if (cell.split_k != 1 && !kCopies.at(cell.copy).ws) {
-          emit.reject(cell.name(), "split-K over a cluster (:k" + std::to_string(cell.split_k) + ") is the persistent block's (tmaws)");
+        if (cell.split_k != 1 && !kCopies.at(cell.copy).ws && !kCopies.at(cell.copy).simt) {
+          emit.reject(cell.name(), "split-K over a cluster (:k" + std::to_string(cell.split_k) +
+                                       ") is the persistent and SIMT blocks' (tmaws, simt128)");
           continue;
         }
         if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
