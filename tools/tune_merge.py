@@ -11,7 +11,11 @@ place of the base's, keeping every other shape as the base measured it:
     python3 tools/tune_merge.py --ab f32 docs/data/<base listing> new/tune.txt > merged-listing.txt
 
 The kind of file (table or listing) is read from its lines. Both files must come from the same
-kind of card: the script refuses two files whose first lines name different devices.
+kind of card: the script refuses two files whose first lines name different devices, unless
+--other-card says that the type's shapes may come from another card (an H200's fp32 tune into an
+H100's table: the two cards' fp32 shapes ran within a few percent of each other, 2026-12-06); the
+note that the merge writes at the head names the card either way, in place of an earlier note
+for the same type.
 """
 import argparse
 import re
@@ -82,12 +86,13 @@ def table_belongs(line):  # an entry under its dtypes' comment
     return bool(line.strip()) and not line.startswith("#")
 
 
-def merge(base, new, ab, paths):
+def merge(base, new, ab, paths, other_card=False):
     if is_listing(base) != is_listing(new):
         sys.exit("tune_merge: one file is a listing and the other a table")
     (_, base_card), (provenance, new_card) = device_line(base, paths[0]), device_line(new, paths[1])
-    if base_card != new_card:
-        sys.exit(f"tune_merge: the files were measured on different cards ({base_card} / {new_card})")
+    if base_card != new_card and not other_card:
+        sys.exit(f"tune_merge: the files were measured on different cards ({base_card} / {new_card});"
+                 " --other-card merges them all the same")
     section_ab, belongs = (listing_ab, listing_belongs) if is_listing(base) else (table_ab, table_belongs)
     base_head, base_sections, base_tail = split(base, section_ab, belongs)
     _, new_sections, _ = split(new, section_ab, belongs)
@@ -98,8 +103,10 @@ def merge(base, new, ab, paths):
     # between the merged sections in place of whatever blank lines each brought along
     first_lines = base_sections[0][1]
     separator = first_lines[content_end(first_lines):] if len(base_sections) > 1 else []
-    out = list(base_head)
-    note = f"# The {ab} shapes below were re-measured in a narrower tune: {provenance.lstrip('# ').rstrip()}\n"
+    note_start = f"# The {ab} shapes below were re-measured in a narrower tune"
+    out = [line for line in base_head if not line.startswith(note_start)]  # an earlier merge's note
+    card = f" on another card ({new_card})" if base_card != new_card else ""
+    note = f"{note_start}{card}: {provenance.lstrip('# ').rstrip()}\n"
     # A table's header ends at its first blank line after the comments; a listing's lines are free.
     out.insert(len(out) - 1 if out and not out[-1].strip() else len(out), note)
     # the new sections where the base's first section of the type was, the base's others in order
@@ -116,11 +123,13 @@ def merge(base, new, ab, paths):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ab", required=True, help="the operand type whose shapes are replaced, e.g. f32")
+    p.add_argument("--other-card", action="store_true",
+                   help="merge even when the new file was measured on another card (the note names it)")
     p.add_argument("base")
     p.add_argument("new")
     args = p.parse_args()
     sys.stdout.writelines(merge(open(args.base).readlines(), open(args.new).readlines(), args.ab,
-                                (args.base, args.new)))
+                                (args.base, args.new), args.other_card))
 
 
 if __name__ == "__main__":
