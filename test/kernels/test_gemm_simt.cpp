@@ -32,6 +32,7 @@ using Deep3 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, 
 using Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2>;
 using Split4 = kernels::GemmSimtBlock<Layout<Shape<_8, _16, _1>>, 64, 128, 16, float, 3, 4>;
 using SmallSplit2 = kernels::GemmSimtBlock<Layout<Shape<_8, _8, _1>>, 64, 64, 8, float, 2, 2>;
+using FlatSplit4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 64, 128, 16, float, 3, 4>;  // 4 x 8 a thread
 
 // Runs every thread's load and store of one operand's Rows x BK k-tile into a poisoned shared
 // buffer and checks each element's place and value.
@@ -271,5 +272,6 @@ TEST(GemmSimt, SplitKOverAClusterMatchesTheReference) {
   check_block<Split4>(64, 128, 112, 0.5f);  // 7 k-tiles over 4 blocks: shares of 1 and 2
   check_block<Split4>(65, 129, 36, -1.f);   // 3 k-tiles: one block without a share
   check_block<SmallSplit2>(64, 100, 44, 0.f);  // two stages, 6 k-tiles (the last of 4)
+  check_block<FlatSplit4>(64, 130, 100, 1.f);  // 4 x 8 outputs a thread: slices of 8 floats
 }
 }  // namespace
