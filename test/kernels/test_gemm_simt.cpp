@@ -261,17 +261,18 @@ TEST(GemmSimt, WholeBlocksOnHostThreadsMatchTheReference) {
 }
 
 TEST(GemmSimt, ThreeStagesMatchTheReference) {
-  for (int k : {4, 16, 20, 32, 48, 100, 160})  // 1, 1, 2, 2, 3, 7 and 10 k-tiles: odd and even counts
-    check_block<Deep3>(70, 130, k, 0.5f);
+  // 1, 2, 3 and 7 k-tiles (odd and even counts, K inside the last); one tile of blocks, as each
+  // block is 256 host threads (slow under the sanitizers)
+  for (int k : {4, 20, 48, 100}) check_block<Deep3>(70, 100, k, 0.5f);
 }
 
 TEST(GemmSimt, SplitKOverAClusterMatchesTheReference) {
   check_block<Split2>(128, 128, 160, 0.f);  // 10 k-tiles, 5 a block
   check_block<Split2>(100, 70, 84, 1.f);    // 6 k-tiles (the last of 4), M and N off the tile
-  check_block<Split2>(40, 130, 12, 0.f);    // one k-tile: the second block's share is empty
+  check_block<Split2>(40, 100, 12, 0.f);    // one k-tile: the second block's share is empty
   check_block<Split4>(64, 128, 112, 0.5f);  // 7 k-tiles over 4 blocks: shares of 1 and 2
-  check_block<Split4>(65, 129, 36, -1.f);   // 3 k-tiles: one block without a share
-  check_block<SmallSplit2>(64, 100, 44, 0.f);  // two stages, 6 k-tiles (the last of 4)
-  check_block<FlatSplit4>(64, 130, 100, 1.f);  // 4 x 8 outputs a thread: slices of 8 floats
+  check_block<Split4>(60, 120, 36, -1.f);   // 3 k-tiles: one block without a share
+  check_block<SmallSplit2>(64, 60, 44, 0.f);   // two stages, 6 k-tiles (the last of 4)
+  check_block<FlatSplit4>(64, 100, 100, 1.f);  // 4 x 8 outputs a thread: slices of 8 floats
 }
 }  // namespace
