@@ -166,7 +166,28 @@ FLY_HD void gemm(TiledMMA<Op, W, P> const&, TD&& d, TA const& a, TB const& b, TC
   static_assert(int(decltype(size<2>(b))::value) == K, "fly::gemm: A and B fragments differ in K");
   static_assert(int(decltype(size<1>(d))::value) == M && int(decltype(size<2>(d))::value) == N,
                 "fly::gemm: the C/D fragment is not (MMA_V, MMA_M, MMA_N) of A and B");
-  [&]<int... I>(seq<I...>) { (detail::gemm_step<I, M, N, Op>(d, a, b, c), ...); }(make_seq<M * N * K>{});
+  if constexpr (M * N * K <= 256) {
+    [&]<int... I>(seq<I...>) { (detail::gemm_step<I, M, N, Op>(d, a, b, c), ...); }(make_seq<M * N * K>{});
+  } else {
+    // Unrolled loops, as CuTe's gemm: every index is a constant once unrolled, so the SASS of the
+    // MMA loop is the same as the fold's, and nvcc's optimiser takes 7 s on the 1024-FMA SIMT tile,
+    // not 23 (one fold that size took 8 s of it). Small fragments keep the fold: on the direct-load
+    // cells a loop moved 13-16 integer instructions into the k-loop.
+    FLY_UNROLL
+    for (int k = 0; k < K; ++k) {
+      FLY_UNROLL
+      for (int m = 0; m < M; ++m) {
+        FLY_UNROLL
+        for (int n = 0; n < N; ++n) {
+          if (k == 0) {
+            MMA_Atom<Op>::call(d(_, m, n), a(_, m, k), b(_, n, k), c(_, m, n));
+          } else {
+            MMA_Atom<Op>::call(d(_, m, n), a(_, m, k), b(_, n, k), d(_, m, n));
+          }
+        }
+      }
+    }
+  }
 }
 // gemm(mma, A, B, C): C += A * B^T
 template <class Op, class W, class P, class TA, class TB, class TC>
