@@ -21,10 +21,15 @@ inline bool env_switch(const char* name, bool default_on) {
   return default_on ? std::strcmp(v, "0") != 0 : std::strcmp(v, "1") == 0;
 }
 
+// A cluster of blocks along x and y (1 x 1: no cluster attribute).
+struct ClusterShape {
+  unsigned x = 1, y = 1;
+};
+
 // config's attributes, kept in `attrs` (room for two): the programmatic launch where `programmatic`
-// (each op's switch), then `extra` (a cluster shape) where it is given.
+// (each op's switch), then the cluster dimension where `cluster` has more than one block.
 inline void set_launch_attributes(cudaLaunchConfig_t& config, cudaLaunchAttribute (&attrs)[2], bool programmatic,
-                                  const cudaLaunchAttribute* extra) {
+                                  ClusterShape cluster = {}) {
   config.numAttrs = 0;
   if (programmatic) {
     cudaLaunchAttribute& a = attrs[config.numAttrs++];
@@ -32,7 +37,14 @@ inline void set_launch_attributes(cudaLaunchConfig_t& config, cudaLaunchAttribut
     a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     a.val.programmaticStreamSerializationAllowed = 1;
   }
-  if (extra != nullptr) attrs[config.numAttrs++] = *extra;
+  if (cluster.x * cluster.y > 1) {
+    cudaLaunchAttribute& a = attrs[config.numAttrs++];
+    a = cudaLaunchAttribute{};
+    a.id = cudaLaunchAttributeClusterDimension;
+    a.val.clusterDim.x = cluster.x;
+    a.val.clusterDim.y = cluster.y;
+    a.val.clusterDim.z = 1;
+  }
   config.attrs = attrs;
 }
 

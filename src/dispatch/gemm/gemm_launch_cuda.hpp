@@ -94,13 +94,8 @@ fly_status_t launch_cuda(const fly::dispatch::GemmProblem& problem, void* stream
   config.dynamicSmemBytes = dynamic_smem_bytes<Block>();
   config.stream = static_cast<cudaStream_t>(stream);
   const GemmParams params = gemm_launch_params(problem);
-  cudaLaunchAttribute cluster_dims;
-  cluster_dims.id = cudaLaunchAttributeClusterDimension;
-  cluster_dims.val.clusterDim.x = unsigned(split_k);
-  cluster_dims.val.clusterDim.y = 1;
-  cluster_dims.val.clusterDim.z = 1;
   cudaLaunchAttribute attrs[2];
-  dispatch::set_launch_attributes(config, attrs, params.let_next_start, split_k > 1 ? &cluster_dims : nullptr);
+  dispatch::set_launch_attributes(config, attrs, params.let_next_start, {unsigned(split_k), 1});
   if (cudaError_t e = cudaLaunchKernelEx(&config, Kernel, params); e != cudaSuccess) {
     (void)cudaGetLastError();
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));

@@ -100,14 +100,8 @@ fly_status_t launch_tma_cuda(const fly::dispatch::GemmProblem& problem, void* st
   config.blockDim = dim3(Block::threads);
   config.dynamicSmemBytes = Block::smem_bytes;
   config.stream = static_cast<cudaStream_t>(stream);
-  cudaLaunchAttribute cluster_dims;
-  cluster_dims.id = cudaLaunchAttributeClusterDimension;
-  cluster_dims.val.clusterDim.x = 1;
-  cluster_dims.val.clusterDim.y = unsigned(Block::cluster_n);
-  cluster_dims.val.clusterDim.z = 1;
   cudaLaunchAttribute attrs[2];
-  dispatch::set_launch_attributes(config, attrs, args.p.let_next_start,
-                                  Block::cluster_n > 1 ? &cluster_dims : nullptr);
+  dispatch::set_launch_attributes(config, attrs, args.p.let_next_start, {1, unsigned(Block::cluster_n)});
   if (cudaError_t e = cudaLaunchKernelEx(&config, Kernel, args); e != cudaSuccess) {
     (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: kernel launch failed: ") + cudaGetErrorString(e));
@@ -130,14 +124,8 @@ fly_status_t launch_tma_persistent_cuda(const fly::dispatch::GemmProblem& proble
   config.blockDim = dim3(Block::threads);
   config.dynamicSmemBytes = Block::smem_bytes;
   config.stream = static_cast<cudaStream_t>(stream);
-  cudaLaunchAttribute cluster_dims;
-  cluster_dims.id = cudaLaunchAttributeClusterDimension;
-  cluster_dims.val.clusterDim.x = unsigned(Block::cluster);
-  cluster_dims.val.clusterDim.y = 1;
-  cluster_dims.val.clusterDim.z = 1;
   cudaLaunchAttribute attrs[2];
-  dispatch::set_launch_attributes(config, attrs, args.p.let_next_start,
-                                  Block::cluster > 1 ? &cluster_dims : nullptr);
+  dispatch::set_launch_attributes(config, attrs, args.p.let_next_start, {unsigned(Block::cluster), 1});
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no current device: ") + cudaGetErrorString(e));
@@ -153,7 +141,7 @@ fly_status_t launch_tma_persistent_cuda(const fly::dispatch::GemmProblem& proble
       int clusters = 0;
       cudaLaunchConfig_t shape = config;  // the cluster shape alone: what the occupancy query reads
       shape.gridDim = dim3(unsigned(sms / Block::cluster * Block::cluster));
-      shape.attrs = &cluster_dims;
+      shape.attrs = &attrs[config.numAttrs - 1];  // set_launch_attributes puts the cluster last
       shape.numAttrs = 1;
       if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &shape); e != cudaSuccess || clusters < 1) {
         (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call

@@ -81,7 +81,7 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, int threads, 
   config.dynamicSmemBytes = smem;
   config.stream = s;
   cudaLaunchAttribute attrs[2];
-  set_launch_attributes(config, attrs, programmatic_launch(), nullptr);
+  set_launch_attributes(config, attrs, programmatic_launch());
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
