@@ -4,6 +4,8 @@ times of a `fly_bench --tune` listing run with FLY_TUNE_ALL=1 (every variant at 
 
 For a variant of block tile BM x BN x BK at m x n x k on an SM count S:
     tiles = ceil(m / BM) ceil(n / BN),  kt = ceil(k / BK),  waves = ceil(tiles / S)
+(a `_kN` variant splits a tile's K over N blocks: tiles counts its blocks, N a tile, and kt a block's
+share, ceil(ceil(k / BK) / N))
     us = c0 + c1 waves kt + c2 tiles kt / S + c3 (m k + n k + 2 m n) / 1e6 + c4 waves + c5 kt
 the launch's fixed cost (c0), the k-tiles of the SM with the most tiles (c1: whole waves), the
 k-tiles of the average SM (c2: a persistent walk's share), the operand and output elements (c3:
@@ -30,8 +32,9 @@ SMS = 132  # H100 SXM and H200: the listing's machines
 def features(variant, shape, sms=SMS):
     m, n, k = shape
     bm, bn, bk = tune_listing.tile(variant)
-    tiles = math.ceil(m / bm) * math.ceil(n / bn)
-    kt = math.ceil(k / bk)
+    split = tune_listing.split_k(variant)
+    tiles = math.ceil(m / bm) * math.ceil(n / bn) * split
+    kt = math.ceil(math.ceil(k / bk) / split)
     waves = math.ceil(tiles / sms)
     return [1.0, waves * kt, tiles * kt / sms, (m * k + n * k + 2 * m * n) / 1e6, waves, kt]
 
@@ -102,7 +105,8 @@ def main():
         model = {v: c for v, c in model.items() if v in names}
     print("# libfly GEMM cost model for sm90a: per variant, us = c0 + c1 waves kt + c2 tiles kt / sms +")
     print("#   c3 (m k + n k + 2 m n) / 1e6 + c4 waves + c5 kt, tiles = ceil(m / BM) ceil(n / BN),")
-    print("#   kt = ceil(k / BK), waves = ceil(tiles / sms) (tools/gemm_cost_model.py, gemm_cost_model.hpp).")
+    print("#   kt = ceil(k / BK), waves = ceil(tiles / sms); a _kN variant's tiles are N blocks of")
+    print("#   ceil(kt / N) k-tiles each (tools/gemm_cost_model.py, gemm_cost_model.hpp).")
     print(f"# Fitted by tools/gemm_cost_model.py to the {len(shapes)} shapes of the FLY_TUNE_ALL listing {args.tune}")
     print(f"#   ({args.sms} SMs)" + (f", rows for the {len(model)} of its variants named in --only {args.only}." if args.only else "."))
     print("# Do not edit: refit from the listing of the next `TUNE=1 FLY_TUNE_ALL=1 bash tools/h200_check.sh`.")

@@ -34,3 +34,9 @@ def parse(path):
 def tile(variant):
     """A variant name's block tile (BM, BN, BK)."""
     return tuple(map(int, re.search(r"_(\d+)x(\d+)x(\d+)_", variant).groups()))
+
+
+def split_k(variant):
+    """The blocks a variant splits a tile's K over (its `_kN` suffix; 1 without one)."""
+    m = re.search(r"_k(\d+)(?:_|$)", variant)
+    return int(m.group(1)) if m else 1

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <regex>
 #include <set>
 #include <string>
 #include <tuple>
@@ -788,6 +789,10 @@ TEST(GemmSelect, BuiltInRegistryMatchesTheListing) {
     EXPECT_GE(v.bm, 1);
     EXPECT_GE(v.align_elems, 1);
     EXPECT_EQ(v.align_elems & (v.align_elems - 1), 0) << v.name << ": align_elems must be a power of two";
+    // the split the cost model counts is the one the name spells (`_k2`, `_k4`; none: 1)
+    std::cmatch k;
+    const bool spelled = std::regex_search(v.name, k, std::regex("_k([0-9]+)(_|$)"));
+    EXPECT_EQ(v.split_k, spelled ? std::stoi(k[1].str()) : 1) << v.name;
   }
 }
 

@@ -84,6 +84,23 @@ TEST(GemmCostModel, PredictsTheFittedSumOfTheShapesTerms) {
   EXPECT_GT(huge, own);
 }
 
+TEST(GemmCostModel, CountsASplitTilesBlocksAndTheirShareOfK) {
+  // A `:k2` / `:k4` variant runs each tile as split_k blocks of about 1/split_k of its k-tiles.
+  const GemmCostModel row{Target::sm90a, "v", 132, {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}};
+  GemmProblem const p = fake_problem(200, 3000, 5000);
+  double const elements = (200.0 * 5000 + 3000.0 * 5000 + 2.0 * 200 * 3000) / 1e6;
+  for (int split : {1, 2, 4}) {
+    GemmVariant v{"v", Target::sm90a, FLY_DTYPE_F32, FLY_DTYPE_F32, 128, 128, 16, 1, ok_launch};
+    v.split_k = split;
+    int64_t const blocks = ceil_div(200, 128) * ceil_div(3000, 128) * split;  // 2 x 24 tiles
+    int64_t const kt = ceil_div(ceil_div(5000, 16), split);                    // 313 k-tiles a tile
+    int64_t const waves = ceil_div(blocks, 132);
+    double const expected = 1.0 + 2.0 * double(waves * kt) + 3.0 * double(blocks * kt) / 132 + 4.0 * elements +
+                            5.0 * double(waves) + 6.0 * double(kt);
+    EXPECT_NEAR(fly::dispatch::gemm_model_us(row, v, p, 132), expected, 1e-9 * expected) << "split " << split;
+  }
+}
+
 TEST(GemmCostModel, PicksTheLeastPredictedBetweenTheTablesShapes) {
   // The table's measured winner at 4096^3 is `small` (here, on purpose, the model's slower one).
   const GemmTuning tuning[] = {{Target::sm90a, fn8, bf16, 4096, 4096, 4096, "small_64x64x128"}};

@@ -27,8 +27,10 @@ double gemm_model_us(const GemmCostModel& row, const GemmVariant& v, const GemmP
   // doubles throughout: the counts of huge shapes pass int64 only in their products
   double const s = sms >= 1 ? sms : (row.sms >= 1 ? row.sms : 1);
   double const m = static_cast<double>(p.m), n = static_cast<double>(p.n), k = static_cast<double>(p.k);
-  double const tiles = std::ceil(m / v.bm) * std::ceil(n / v.bn);
-  double const kt = std::ceil(k / v.bk);
+  // a split tile is split_k blocks, each with its share of the k-tiles
+  double const split = v.split_k >= 1 ? v.split_k : 1;
+  double const tiles = std::ceil(m / v.bm) * std::ceil(n / v.bn) * split;
+  double const kt = std::ceil(std::ceil(k / v.bk) / split);
   double const waves = std::ceil(tiles / s);
   double const features[6] = {1.0, waves * kt, tiles * kt / s, (m * k + n * k + 2.0 * m * n) / 1e6, waves, kt};
   double us = 0.0;

@@ -4,6 +4,8 @@
 //
 // For a variant of block tile BM x BN x BK at m x n x k on `sms` SMs:
 //   tiles = ceil(m / BM) ceil(n / BN),  kt = ceil(k / BK),  waves = ceil(tiles / sms)
+// (a split-K variant, GemmVariant::split_k = N: tiles counts blocks, N a tile, and kt is a block's
+// share, ceil(ceil(k / BK) / N))
 //   us = c0 + c1 waves kt + c2 tiles kt / sms + c3 (m k + n k + 2 m n) / 1e6 + c4 waves + c5 kt
 // a call's fixed cost, the k-tiles of the SM with the most tiles (whole waves), those of the average
 // SM (a persistent walk's share), the elements the call streams, a wave's own cost (its fill and

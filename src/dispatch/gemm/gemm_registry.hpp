@@ -47,6 +47,8 @@ struct GemmVariant {
   fly_status_t (*launch)(const GemmProblem&, void* stream);
   // gfx942 GemmLdsBlock (global -> LDS -> MFMA): the heuristic prefers these (select_gemm_variant).
   bool lds_pipeline = false;
+  // Blocks a tile's K is split over (the `:kN` cells, a cluster of N): the cost model counts blocks.
+  int split_k = 1;
 };
 
 // Every variant compiled into the library (empty without generated GPU kernels).

@@ -654,10 +654,15 @@ int main(int argc, char** argv) {
   for (const auto& [cell, align] : registry)
     r << "fly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem&, void*);\n";
   r << "\nnamespace fly::dispatch {\nnamespace {\nconst GemmVariant kVariants[] = {\n";
-  for (const auto& [cell, align] : registry)
+  for (const auto& [cell, align] : registry) {
+    const bool lds = kCopies.at(cell.copy).lds;
     r << "    {\"" << cell.name() << "\", Target::" << cell.target << ", " << kDtypeEnum.at(cell.ab) << ", "
       << kDtypeEnum.at(cell.d) << ", " << cell.bm << ", " << cell.bn << ", " << cell.bk << ", " << align << ", "
-      << cell.name() << "_launch" << (kCopies.at(cell.copy).lds ? ", true" : "") << "},\n";
+      << cell.name() << "_launch";
+    if (lds || cell.split_k > 1) r << (lds ? ", true" : ", false");
+    if (cell.split_k > 1) r << ", " << cell.split_k;
+    r << "},\n";
+  }
   if (registry.empty()) r << "    {nullptr, Target::host, FLY_DTYPE_F32, FLY_DTYPE_F32, 1, 1, 1, 1, nullptr},\n";
   r << "};\n}  // namespace\n\nstd::span<const GemmVariant> gemm_variants() {\n  return std::span<const GemmVariant>(kVariants, "
     << registry.size() << ");\n}\n}  // namespace fly::dispatch\n";
