@@ -143,13 +143,10 @@ FLY_HD auto make_tiled_mma(Op const&, WarpLayout const& = {}, Permutation const&
 }
 
 namespace detail {
-// One atom of the k-outer, m, n loop: the first k step reads C, later ones accumulate into D.
-template <int I, int M, int N, class Op, class TD, class TA, class TB, class TC>
-FLY_HD void gemm_step(TD& d, TA const& a, TB const& b, TC const& c) {
-  constexpr int m = (I / N) % M;
-  constexpr int n = I % N;
-  constexpr int k = I / (M * N);
-  if constexpr (k == 0) {
+// One atom of the k-outer, m, n loop: the first k step (First) reads C, later ones accumulate into D.
+template <class Op, bool First, class TD, class TA, class TB, class TC>
+FLY_HD void gemm_step(TD& d, TA const& a, TB const& b, TC const& c, int m, int n, int k) {
+  if constexpr (First) {
     MMA_Atom<Op>::call(d(_, m, n), a(_, m, k), b(_, n, k), c(_, m, n));
   } else {
     MMA_Atom<Op>::call(d(_, m, n), a(_, m, k), b(_, n, k), d(_, m, n));
@@ -167,7 +164,9 @@ FLY_HD void gemm(TiledMMA<Op, W, P> const&, TD&& d, TA const& a, TB const& b, TC
   static_assert(int(decltype(size<1>(d))::value) == M && int(decltype(size<2>(d))::value) == N,
                 "fly::gemm: the C/D fragment is not (MMA_V, MMA_M, MMA_N) of A and B");
   if constexpr (M * N * K <= 256) {
-    [&]<int... I>(seq<I...>) { (detail::gemm_step<I, M, N, Op>(d, a, b, c), ...); }(make_seq<M * N * K>{});
+    [&]<int... I>(seq<I...>) {
+      (detail::gemm_step<Op, (I < M * N)>(d, a, b, c, (I / N) % M, I % N, I / (M * N)), ...);
+    }(make_seq<M * N * K>{});
   } else {
     // Unrolled loops, as CuTe's gemm: every index is a constant once unrolled, so the SASS of the
     // MMA loop is the same as the fold's, and nvcc's optimiser takes 7 s on the 1024-FMA SIMT tile,
@@ -180,9 +179,9 @@ FLY_HD void gemm(TiledMMA<Op, W, P> const&, TD&& d, TA const& a, TB const& b, TC
         FLY_UNROLL
         for (int n = 0; n < N; ++n) {
           if (k == 0) {
-            MMA_Atom<Op>::call(d(_, m, n), a(_, m, k), b(_, n, k), c(_, m, n));
+            detail::gemm_step<Op, true>(d, a, b, c, m, n, k);
           } else {
-            MMA_Atom<Op>::call(d(_, m, n), a(_, m, k), b(_, n, k), d(_, m, n));
+            detail::gemm_step<Op, false>(d, a, b, c, m, n, k);
           }
         }
       }
