@@ -26,6 +26,16 @@ struct ClusterShape {
   unsigned x = 1, y = 1;
 };
 
+// The cluster-dimension attribute of `cluster` (also what an occupancy query of clusters reads).
+inline cudaLaunchAttribute cluster_attribute(ClusterShape cluster) {
+  cudaLaunchAttribute a{};
+  a.id = cudaLaunchAttributeClusterDimension;
+  a.val.clusterDim.x = cluster.x;
+  a.val.clusterDim.y = cluster.y;
+  a.val.clusterDim.z = 1;
+  return a;
+}
+
 // config's attributes, kept in `attrs` (room for two): the programmatic launch where `programmatic`
 // (each op's switch), then the cluster dimension where `cluster` has more than one block.
 inline void set_launch_attributes(cudaLaunchConfig_t& config, cudaLaunchAttribute (&attrs)[2], bool programmatic,
@@ -37,14 +47,7 @@ inline void set_launch_attributes(cudaLaunchConfig_t& config, cudaLaunchAttribut
     a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     a.val.programmaticStreamSerializationAllowed = 1;
   }
-  if (cluster.x * cluster.y > 1) {
-    cudaLaunchAttribute& a = attrs[config.numAttrs++];
-    a = cudaLaunchAttribute{};
-    a.id = cudaLaunchAttributeClusterDimension;
-    a.val.clusterDim.x = cluster.x;
-    a.val.clusterDim.y = cluster.y;
-    a.val.clusterDim.z = 1;
-  }
+  if (cluster.x * cluster.y > 1) attrs[config.numAttrs++] = cluster_attribute(cluster);
   config.attrs = attrs;
 }
 

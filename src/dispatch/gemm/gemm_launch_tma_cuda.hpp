@@ -124,8 +124,9 @@ fly_status_t launch_tma_persistent_cuda(const fly::dispatch::GemmProblem& proble
   config.blockDim = dim3(Block::threads);
   config.dynamicSmemBytes = Block::smem_bytes;
   config.stream = static_cast<cudaStream_t>(stream);
+  constexpr dispatch::ClusterShape cluster{unsigned(Block::cluster), 1};
   cudaLaunchAttribute attrs[2];
-  dispatch::set_launch_attributes(config, attrs, args.p.let_next_start, {unsigned(Block::cluster), 1});
+  dispatch::set_launch_attributes(config, attrs, args.p.let_next_start, cluster);
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
     return fly::detail::fail(FLY_STATUS_DEVICE_ERROR, std::string("fly_gemm: no current device: ") + cudaGetErrorString(e));
@@ -141,7 +142,8 @@ fly_status_t launch_tma_persistent_cuda(const fly::dispatch::GemmProblem& proble
       int clusters = 0;
       cudaLaunchConfig_t shape = config;  // the cluster shape alone: what the occupancy query reads
       shape.gridDim = dim3(unsigned(sms / Block::cluster * Block::cluster));
-      shape.attrs = &attrs[config.numAttrs - 1];  // set_launch_attributes puts the cluster last
+      cudaLaunchAttribute cluster_dims = dispatch::cluster_attribute(cluster);
+      shape.attrs = &cluster_dims;
       shape.numAttrs = 1;
       if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, Kernel, &shape); e != cudaSuccess || clusters < 1) {
         (void)cudaGetLastError();  // reported here: not left for the caller's next CUDA call
