@@ -63,7 +63,8 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_stw: the TMA-store epilogue .:st. is the persistent block's .tmaws."
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_st_nb.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_stw_nb.cu"
-  "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_nb: :nb: the next tile's first batch goes under the TMA-store epilogue: :st:nb or :stw:nb"
+  "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_nb.cu"
+  "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_k2_nb: :nb: the next tile's first batch goes under a whole tile's epilogue; a split-K block stores a slice"
   "reject gemm_sm90a_e4m3fn_bf16_64x128x256_w1x8_tma_s4_nb: the next tile's batch under the epilogue .:nb. is the persistent block's .tmaws."
   "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_st: the TMA-store epilogue .:st. is the persistent block's .tmaws."
   "reject gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2_c2x1: clusters .:c2x1. are the persistent block's .tmaws."
@@ -100,7 +101,7 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
-  "registry [^\n]* 24\n")
+  "registry [^\n]* 25\n")
 fly_check_generator_output("${out}" ${expect})
 
 # What a cell's spelling must change in its translation unit (a name alone would pass the checks
@@ -123,6 +124,8 @@ fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_stw
   "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, true, 1, true>")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_st_nb
   "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, true, 1, false, true>")
+fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_nb
+  "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, false, 1, false, true>")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s4_stw_nb
   "GemmWgmmaWsBlock<128, 256, 4, 1, 1, fly::bfloat16, true, 1, true, true>")
 fly_expect_in_unit(gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s3_b4 "__launch_bounds__(Block::threads, 4)")

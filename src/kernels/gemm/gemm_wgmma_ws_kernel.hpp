@@ -54,15 +54,16 @@
 // Only tiles wholly inside D go by boxes (the TMA wrote past D's last column where it had to clip);
 // the edge tiles store directly.
 //
-// The next tile's first batch under the epilogue (NextBatch, cells spelled `:nb`, with `:st` or
-// `:stw`; on trial): once a tile's totals are complete, the consumer warpgroup issues the next
+// The next tile's first batch under the epilogue (NextBatch, cells spelled `:nb`): once a tile's totals are complete, the consumer warpgroup issues the next
 // tile's first k-tile into the free partial and only then scales and stores the totals, so the
 // tensor cores are not idle through the epilogue. ptxas keeps the wgmmas asynchronous only where
 // no code is reached both with a batch in flight and without, and no divergent branch lies under
 // one: the first batch of a tile is issued before its loop (`FirstIssued`), the walk leaves the loop
-// before the last tile's epilogue (which has nothing in flight), the epilogue under a batch is the
-// TMA store's (the edge tiles' direct stores branch per thread: those drain first), and its one
-// issuing thread stores and waits through predicated instructions (copy_commit_if). The cost: the
+// before the last tile's epilogue (which has nothing in flight), the epilogue under a batch is a
+// tile wholly inside D (the edge tiles' direct stores branch per thread: those drain first), by
+// the TMA store, whose one issuing thread stores and waits through predicated instructions
+// (copy_commit_if), or by direct stores without bounds checks (no TMA store, or beta != 0, where
+// a `:st` cell has no map for D). The cost: the
 // epilogue starts only once the next tile's first stage has landed, so where loads lag (a
 // streaming-bound walk) the store waits for them; the tune decides where that pays.
 //
@@ -106,8 +107,7 @@ struct GemmWgmmaWsBlock {
   using D = TD;  // D's element type
   // The next tile's first batch issued before this tile's epilogue (cells spelled `:nb`).
   static constexpr bool next_batch = NextBatch_;
-  static_assert(!next_batch || (tma_store && SplitK_ == 1),
-                "GemmWgmmaWsBlock: the next tile's batch goes under the TMA-store epilogue (:st or :stw), without split-K");
+  static_assert(!next_batch || SplitK_ == 1, "GemmWgmmaWsBlock: the next tile's batch goes under a whole tile's epilogue, without split-K");
   using TA = float8_e4m3fn;
   // one wgmma N up to 192 (N = 192: 96 totals and one partial fit beside each other), else 128-wide sub-tiles
   static constexpr int sub_n = BN <= 128 || BN == 192 ? BN : 128, subs = BN / sub_n;
@@ -388,9 +388,15 @@ struct GemmWgmmaWsBlock {
           mainloop_drained<true>(total, part[0], desc, full, empty, work.k_tiles, it, thr);
         }
         const int rows0 = m0 + group * 64;
-        if (i + 1 < tiles && by_boxes(p, map_d, rows0, n0)) {
+        if (i + 1 < tiles && inside(p, rows0, n0)) {
           issue_first(desc, full, it, part[0]);
-          Epilogue::store_by_tma(total, scale, map_d, store_buffers, stored, rows0, n0, thr % 128, group);
+          if constexpr (tma_store) {
+            if (map_d != nullptr) {
+              Epilogue::store_by_tma(total, scale, map_d, store_buffers, stored, rows0, n0, thr % 128, group);
+              continue;
+            }
+          }
+          Epilogue::store_inside(total, p, scale, rows0, n0, thr % 128);  // beta != 0, or no :st
           continue;
         }
         epilogue(total, m0, n0);
@@ -429,8 +435,10 @@ struct GemmWgmmaWsBlock {
   // wrote past D's last column where a box straddled it (the H100, 2026-12-05: D(0, 261) of a
   // 261-column D with 272-element rows), so the boxes are never left to clip.
   __device__ static bool by_boxes(GemmParams const& p, CUtensorMap const* map_d, int rows0, int n0) {
-    return map_d != nullptr && rows0 + 64 <= p.m && n0 + BN <= p.n;
+    return map_d != nullptr && inside(p, rows0, n0);
   }
+  // Whether the warpgroup's 64 rows of the tile at (rows0, n0) lie wholly inside D.
+  __device__ static bool inside(GemmParams const& p, int rows0, int n0) { return rows0 + 64 <= p.m && n0 + BN <= p.n; }
 
   __device__ static void zero(float (&total)[subs][acc_size]) {
 FLY_UNROLL

@@ -92,8 +92,7 @@ FLY_UNROLL
   // it. Split over K, only the slice this block (rank) finished.
   __device__ static void store(float const (&total)[subs][acc_size], GemmParams const& p, float scale, int m0, int n0,
                                int t, int rank) {
-    const bool pairs =
-        p.beta == 0.f && p.ldd % 2 == 0 && reinterpret_cast<uintptr_t>(p.d) % sizeof(Pair) == 0;
+    const bool pairs = pairs_fit(p);
 FLY_UNROLL
     for (int sub = 0; sub < subs; ++sub) {
 FLY_UNROLL
@@ -103,14 +102,47 @@ FLY_UNROLL
         row += m0;
         col += n0;
         if (row >= p.m || col >= p.n || (Block::split_k > 1 && Block::Split::owner(sub * acc_size + i) != rank)) continue;
-        if (pairs && col + 1 < p.n) {
-          *reinterpret_cast<Pair*>(static_cast<TD*>(p.d) + int64_t(row) * p.ldd + col) =
-              Pair::of(scale * total[sub][i], scale * total[sub][i + 1]);
+        if (col + 1 < p.n) {
+          store_pair(p, scale, pairs, row, col, total[sub][i], total[sub][i + 1]);
         } else {
           store_value<TD>(p, scale, row, col, total[sub][i]);
-          if (col + 1 < p.n) store_value<TD>(p, scale, row, col + 1, total[sub][i + 1]);
         }
       }
+    }
+  }
+
+  // The same stores for 64 rows x BN columns wholly inside D (the block checks, with no split of
+  // K): no per-thread bounds checks, so no branch in it depends on the thread (`pairs` and beta
+  // are the call's), and the next tile's first batch may stay in flight across it (:nb without
+  // the TMA store).
+  __device__ static void store_inside(float const (&total)[subs][acc_size], GemmParams const& p, float scale, int m0,
+                                      int n0, int t) {
+    static_assert(Block::split_k == 1, "GemmWsEpilogue::store_inside: a split tile stores only its slice (store)");
+    const bool pairs = pairs_fit(p);
+FLY_UNROLL
+    for (int sub = 0; sub < subs; ++sub) {
+FLY_UNROLL
+      for (int i = 0; i < acc_size; i += 2) {
+        int row, col;
+        Block::fragment_position(t, sub, i, row, col);
+        store_pair(p, scale, pairs, m0 + row, n0 + col, total[sub][i], total[sub][i + 1]);
+      }
+    }
+  }
+
+  // Whether two adjacent columns of D go as one store: beta = 0 (no C to read beside them) and
+  // D's rows and pointer aligned to a Pair.
+  __device__ static bool pairs_fit(GemmParams const& p) {
+    return p.beta == 0.f && p.ldd % 2 == 0 && reinterpret_cast<uintptr_t>(p.d) % sizeof(Pair) == 0;
+  }
+
+  // D(row, col) and D(row, col + 1), both inside D.
+  __device__ static void store_pair(GemmParams const& p, float scale, bool pairs, int row, int col, float a, float b) {
+    if (pairs) {
+      *reinterpret_cast<Pair*>(static_cast<TD*>(p.d) + int64_t(row) * p.ldd + col) = Pair::of(scale * a, scale * b);
+    } else {
+      store_value<TD>(p, scale, row, col, a);
+      store_value<TD>(p, scale, row, col + 1, b);
     }
   }
 };

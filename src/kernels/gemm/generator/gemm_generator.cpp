@@ -149,7 +149,7 @@ struct Cell {
   int cluster_m = 1, cluster_n = 1;  // a cluster's blocks along M and N (:c2x1, :c1x4, ...: the persistent block's multicast)
   bool tma_store = false;            // :st, D stored through shared memory by TMA boxes (the persistent block's epilogue)
   bool warp_store = false;           // :stw, the same a warp's 16 rows at a time, no warpgroup barrier
-  bool next_batch = false;           // :nb, the next tile's first batch issued under the TMA-store epilogue
+  bool next_batch = false;           // :nb, the next tile's first batch issued under the epilogue
   int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent and SIMT blocks)
   int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
   std::string name() const {
@@ -264,8 +264,8 @@ std::string check_wgmma_ws(const Cell& cell, int& align_elems) {
   if (cell.split_k > 1 && (cluster > 1 || cell.tma_store))
     return ":k" + std::to_string(cell.split_k) +
            ": a split-K cluster shares no loads and stores D directly: no :c cluster or :st beside it";
-  if (cell.next_batch && !cell.tma_store)
-    return ":nb: the next tile's first batch goes under the TMA-store epilogue: :st:nb or :stw:nb";
+  if (cell.next_batch && cell.split_k > 1)
+    return ":nb: the next tile's first batch goes under a whole tile's epilogue; a split-K block stores a slice";
   align_elems = 16;
   const int consumers = cell.bm / 64, stage = (cell.bm + cell.bn) * cell.bk, align = 1024;
   const int store_chunks = cell.tma_store ? consumers * 2 * 64 * 128 : 0;  // GemmWgmmaWsBlock::store_bytes
@@ -507,7 +507,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
     f << "using Block = fly::kernels::GemmWgmmaWsBlock<" << cell.bm << ", " << cell.bn << ", " << cell.stages << ", "
       << cell.cluster_m << ", " << cell.cluster_n << ", " << kDtypeCpp.at(cell.d);
     // TmaStore, SplitK, WarpStore and NextBatch, each when spelled or before one that is
-    if (cell.tma_store || cell.split_k > 1) f << (cell.tma_store ? ", true" : ", false");
+    if (cell.tma_store || cell.split_k > 1 || cell.warp_store || cell.next_batch) f << (cell.tma_store ? ", true" : ", false");
     if (cell.split_k > 1 || cell.warp_store || cell.next_batch) f << ", " << cell.split_k;
     if (cell.warp_store || cell.next_batch) f << (cell.warp_store ? ", true" : ", false");
     if (cell.next_batch) f << ", true";
