@@ -530,36 +530,39 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   }
   f << "}  // namespace\n\n";
   if (copy.tma) {  // the tensor maps travel with the parameters (gemm_launch_tma_cuda.hpp)
+    std::ostringstream body;
+    body << "  extern __shared__ __align__(128) unsigned char smem[];\n"
+         << "  fly::kernels::warm_b_then_wait<Block>(args.p, "
+         << (copy.ws ? "Block::first_n0(args.p, int(blockIdx.x), int(gridDim.x))" : "int64_t(blockIdx.y) * Block::BN")
+         << ", int(threadIdx.x)" << (cell.split_k > 1 ? ", Block::first_k0(args.p)" : "") << ");\n"
+         << (copy.ws ? "  Block::run(args.a, args.a_by_edge ? &args.a_edge : nullptr, args.b, args.d_by_tma ? &args.d : nullptr, "
+                       "args.p, smem, int(blockIdx.x), int(gridDim.x), int(threadIdx.x));\n"
+                     : "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n");
     f << "extern \"C\" __global__ void __launch_bounds__(Block::threads" << (copy.ws ? ", 1" : "") << ") " << cell.name()
       << "(const __grid_constant__ fly::kernels::GemmTmaArgs args) {\n"
-      << "  extern __shared__ __align__(128) unsigned char smem[];\n"
-      << "  fly::kernels::warm_b_then_wait<Block>(args.p, "
-      << (copy.ws ? "Block::first_n0(args.p, int(blockIdx.x), int(gridDim.x))" : "int64_t(blockIdx.y) * Block::BN")
-      << ", int(threadIdx.x)"
-      << (cell.split_k > 1 ? ", Block::first_k0(args.p)" : "") << ");\n"
-      << (copy.ws ? "  Block::run(args.a, args.a_by_edge ? &args.a_edge : nullptr, args.b, args.d_by_tma ? &args.d : nullptr, "
-                    "args.p, smem, int(blockIdx.x), int(gridDim.x), int(threadIdx.x));\n}\n\n"
-                  : "  Block::run(args.a, args.b, args.p, smem, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n\n")
+      << fly::gen::device_only(body.str(), {"args"}) << "}\n\n"
       << "fly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n"
       << "  return fly::kernels::" << (copy.ws ? "launch_tma_persistent_cuda" : "launch_tma_cuda") << "<Block, "
       << cell.name() << ">(problem, stream);\n}\n";
     return;
   }
+  std::ostringstream body;
+  if (copy.lds) {  // static LDS: the ISA's group segment size is the kernel's LDS
+    body << "  __shared__ __attribute__((aligned(16))) unsigned char lds[Block::lds_bytes];\n"
+         << "  fly::kernels::DeviceTeam<Block> team{int(threadIdx.x)};\n"
+         << "  Block::run(team, p, reinterpret_cast<Block::TA*>(lds), int(blockIdx.x), int(blockIdx.y));\n";
+  } else if (copy.staged || copy.simt) {
+    body << "  extern __shared__ __align__(128) unsigned char smem[];\n"
+         << "  fly::kernels::warm_b_then_wait<Block>(p, int64_t(blockIdx.y) * Block::BN, int(threadIdx.x));\n"
+         << "  Block::run(p, reinterpret_cast<Block::TA*>(smem), int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n";
+  } else {
+    if (cuda) body << "  fly::kernels::warm_b_then_wait<Block>(p, int64_t(blockIdx.y) * Block::BN, int(threadIdx.x));\n";
+    body << "  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n";
+  }
   f << "extern \"C\" __global__ void __launch_bounds__(Block::threads"
     << (cell.min_blocks ? ", " + std::to_string(cell.min_blocks) : std::string()) << ") " << cell.name()
-    << "(fly::kernels::GemmParams p) {\n";
-  if (copy.lds) {  // static LDS: the ISA's group segment size is the kernel's LDS
-    f << "  __shared__ __attribute__((aligned(16))) unsigned char lds[Block::lds_bytes];\n"
-      << "  fly::kernels::DeviceTeam<Block> team{int(threadIdx.x)};\n"
-      << "  Block::run(team, p, reinterpret_cast<Block::TA*>(lds), int(blockIdx.x), int(blockIdx.y));\n}\n";
-  } else if (copy.staged || copy.simt) {
-    f << "  extern __shared__ __align__(128) unsigned char smem[];\n"
-      << "  fly::kernels::warm_b_then_wait<Block>(p, int64_t(blockIdx.y) * Block::BN, int(threadIdx.x));\n"
-      << "  Block::run(p, reinterpret_cast<Block::TA*>(smem), int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
-  } else {
-    if (cuda) f << "  fly::kernels::warm_b_then_wait<Block>(p, int64_t(blockIdx.y) * Block::BN, int(threadIdx.x));\n";
-    f << "  Block::run(p, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));\n}\n";
-  }
+    << "(fly::kernels::GemmParams p) {\n"
+    << fly::gen::device_only(body.str(), {"p"}) << "}\n";
   f << "\nfly_status_t " << cell.name() << "_launch(const fly::dispatch::GemmProblem& problem, void* stream) {\n";
   if (cuda) {  // the kernel as a template argument, as for tma above: its shared-memory opt-in is per kernel
     f << "  return fly::kernels::launch_cuda<Block, " << cell.name() << ">(problem, stream);\n}\n";

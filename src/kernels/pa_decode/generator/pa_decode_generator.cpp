@@ -200,11 +200,14 @@ void write_tu_gfx942(const std::string& path, const Cell& c) {
     << "using Reduce = fly::kernels::pa::gfx942::Reduce<" << c.head_dim << ">;\n}  // namespace\n\n"
     << "extern \"C\" __global__ void __launch_bounds__(Tile::threads, Tile::min_waves_per_eu) " << n
     << "(const fly::kernels::PaDecodeParams p) {\n"
-    << "  __shared__ __attribute__((aligned(16))) unsigned char smem[Tile::smem_bytes];\n"
-    << "  Body::run(p, smem, int(blockIdx.x), int(threadIdx.x));\n}\n\n"
+    << fly::gen::device_only("  __shared__ __attribute__((aligned(16))) unsigned char smem[Tile::smem_bytes];\n"
+                             "  Body::run(p, smem, int(blockIdx.x), int(threadIdx.x));\n",
+                             {"p"})
+    << "}\n\n"
     << "extern \"C\" __global__ void __launch_bounds__(Reduce::threads) " << n
     << "_reduce(const fly::kernels::PaDecodeParams p, bool out_bf16) {\n"
-    << "  Reduce::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n}\n\n"
+    << fly::gen::device_only("  Reduce::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n", {"p", "out_bf16"})
+    << "}\n\n"
     << "fly_status_t " << n
     << "_launch(const fly::dispatch::PaDecodeProblem& problem, const fly::dispatch::PaDecodePlan& plan, void* stream) {\n"
     << "  return fly::dispatch::launch_pa_decode_hip<Tile, Reduce::threads>(" << n << ", " << n << "_reduce, problem, plan, stream);\n}\n\n"
@@ -239,18 +242,23 @@ void write_tu(const std::string& path, const Cell& c) {
     << "extern \"C\" __global__ void __launch_bounds__(Tile::threads, Tile::min_blocks) " << n;
   if (c.tma) {
     f << "(const __grid_constant__ fly::kernels::PaDecodeTmaArgs a) {\n"
-      << "  extern __shared__ __align__(128) unsigned char smem[];\n"
-      << "  fly::kernels::pa::warm_l2_then_wait<Body>(a.p, int(blockIdx.x), int(threadIdx.x));\n"
-      << "  Body::run(a.p, smem, int(blockIdx.x), int(threadIdx.x), &a.k, &a.v);\n}\n\n";
+      << fly::gen::device_only("  extern __shared__ __align__(128) unsigned char smem[];\n"
+                               "  fly::kernels::pa::warm_l2_then_wait<Body>(a.p, int(blockIdx.x), int(threadIdx.x));\n"
+                               "  Body::run(a.p, smem, int(blockIdx.x), int(threadIdx.x), &a.k, &a.v);\n",
+                               {"a"})
+      << "}\n\n";
   } else {
     f << "(const __grid_constant__ fly::kernels::PaDecodeParams p) {\n"
-      << "  extern __shared__ __align__(128) unsigned char smem[];\n"
-      << "  fly::kernels::pa::warm_l2_then_wait<Body>(p, int(blockIdx.x), int(threadIdx.x));\n"
-      << "  Body::run(p, smem, int(blockIdx.x), int(threadIdx.x));\n}\n\n";
+      << fly::gen::device_only("  extern __shared__ __align__(128) unsigned char smem[];\n"
+                               "  fly::kernels::pa::warm_l2_then_wait<Body>(p, int(blockIdx.x), int(threadIdx.x));\n"
+                               "  Body::run(p, smem, int(blockIdx.x), int(threadIdx.x));\n",
+                               {"p"})
+      << "}\n\n";
   }
   f << "extern \"C\" __global__ void __launch_bounds__(Reduce::threads) " << n
     << "_reduce(const __grid_constant__ fly::kernels::PaDecodeParams p, bool out_bf16) {\n"
-    << "  Reduce::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n}\n\n"
+    << fly::gen::device_only("  Reduce::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n", {"p", "out_bf16"})
+    << "}\n\n"
     << "fly_status_t " << n
     << "_launch(const fly::dispatch::PaDecodeProblem& problem, const fly::dispatch::PaDecodePlan& plan, void* stream) {\n"
     << "  return fly::dispatch::" << (c.tma ? "launch_pa_decode_tma_cuda" : "launch_pa_decode_cuda")
