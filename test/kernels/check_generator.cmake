@@ -87,6 +87,9 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s4_c1x2_k2: :k2: a split-K cluster shares no loads and stores D directly"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s3_k2_st: :k2: a split-K cluster shares no loads and stores D directly"
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_k2: split-K over a cluster .:k2. is the persistent and SIMT blocks' .tmaws, simt128."
+  "file sm90a [^\n]*/gemm_sm90a_f32_f32_128x128x16_w16x16_simt32_s3.cu"
+  "reject gemm_sm90a_f32_f32_128x128x16_w16x16_simt32_s5: the async SIMT block .simt32. rings two to four shared buffers: stages must be :s2 to :s4"
+  "reject gemm_sm90a_f32_f32_128x32x16_w32x8_simt32_s2: the async SIMT copy covers an operand tile in passes of 64 rows .8 a warp.: BM and BN must be multiples of it"
   # ---- gfx942 LDS pipeline
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_16x128x128_w1x4_lds128_s2.hip"
   "file gfx942 [^\n]*/gemm_gfx942_e4m3fnuz_f32_128x128x64_w2x2_m32_lds128_s2.hip"
@@ -101,7 +104,7 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
-  "registry [^\n]* 25\n")
+  "registry [^\n]* 26\n")
 fly_check_generator_output("${out}" ${expect})
 
 # What a cell's spelling must change in its translation unit (a name alone would pass the checks
@@ -134,5 +137,7 @@ fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2 "#include 
   "__launch_bounds__(Block::threads, 2)")
 fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s3_k2
   "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float, 3, 2>")
+fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt32_s3
+  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float, 3, 1, true>")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_k2
   "GemmWgmmaWsBlock<128, 128, 6, 1, 1, fly::bfloat16, false, 2>" "Block::first_k0(args.p")

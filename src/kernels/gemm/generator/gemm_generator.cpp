@@ -107,7 +107,9 @@ std::map<std::string, MmaInfo> mma_table() {
 // producer warpgroup and one or two consumer warpgroups of 64 rows of A). `lds128`/`lds64`
 // (gfx942, GemmLdsBlock) buffer-load 16/8-byte vectors into a double-buffered swizzled LDS tile.
 // `simt128` (fp32 on sm_90a, GemmSimtBlock) loads 16-byte vectors along K into registers and
-// stores them transposed into two shared buffers, M- and N-major, for LDS.128 fragments of four rows.
+// stores them transposed into two shared buffers, M- and N-major, for LDS.128 fragments of four rows;
+// `simt32` is the same block fed by 4-byte cp.async straight into a ring of :sN such buffers
+// (GemmSimtBlock's Async mode: no staging registers, any K and leading dimension).
 struct CopyInfo {
   std::string cpp;
   int bits, min_bits;
@@ -131,6 +133,7 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"lds128", {"fly::BufferCopy128b", 128, 32, true, false, false, false, true}},
     {"lds64", {"fly::BufferCopy64b", 64, 32, true, false, false, false, true}},
     {"simt128", {"fly::UniversalCopy128b", 128, 128, false, false, false, false, false, false, true}},
+    {"simt32", {"fly::SM90_CpAsync<32>", 32, 32, false, false, false, false, false, false, true}},
 };
 const std::map<std::string, std::string> kDtypeCpp = {
     {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
@@ -409,9 +412,12 @@ std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy
 // k-groups, two or three k-tiles from load to multiply (:s2, :s3), each thread's rows and columns
 // in whole runs of four, the threads covering each operand tile in whole rows of 16-byte vectors,
 // split-K (:k2, :k4) into whole float4s of each thread's accumulators, and :bN's blocks fitting.
-std::string check_simt(const Cell& cell, int threads, int& align_elems) {
+std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int& align_elems) {
+  const bool async = copy.bits == 32;  // simt32: cp.async into a ring of :sN buffers
   if (cell.wk != 1) return "the SIMT block does not split a tile's k-steps among threads: warps MxN";
-  if (cell.stages != 2 && cell.stages != 3)
+  if (async && (cell.stages < 2 || cell.stages > 4))
+    return "the async SIMT block (simt32) rings two to four shared buffers: stages must be :s2 to :s4";
+  if (!async && cell.stages != 2 && cell.stages != 3)
     return "the SIMT block keeps two or three k-tiles between load and multiply: stages must be :s2 or :s3";
   if (cell.bm % (4 * cell.wm) != 0 || cell.bn % (4 * cell.wn) != 0)
     return "a thread's rows and columns come in runs of four: BM a multiple of 4 x " + std::to_string(cell.wm) +
@@ -421,13 +427,21 @@ std::string check_simt(const Cell& cell, int threads, int& align_elems) {
   if (cell.split_k != 1 && cell.split_k != 2 && cell.split_k != 4)
     return ":k" + std::to_string(cell.split_k) + ": the SIMT block splits a tile's K over a cluster of 2 or 4 blocks";
   if (cell.bk % 4 != 0) return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
-  if (auto why = staging_rejection(cell, threads, cell.bk / 4, 1); !why.empty()) return why;
-  // GemmSimtBlock::smem_bytes: the two buffers, or the other blocks' copies after split-K's k-loop
-  const int smem = std::max(2 * cell.bk * (cell.bm + 4 + cell.bn + 4) * 4, (cell.split_k - 1) * frag / cell.split_k * threads * 4);
+  if (async) {  // GemmSimtBlock::AsyncLoader: a warp copies 8 rows x 4 k, the warps stacked along the rows
+    const int pass_rows = 8 * threads / 32;
+    if (cell.bm % pass_rows != 0 || cell.bn % pass_rows != 0)
+      return "the async SIMT copy covers an operand tile in passes of " + std::to_string(pass_rows) +
+             " rows (8 a warp): BM and BN must be multiples of it";
+  } else if (auto why = staging_rejection(cell, threads, cell.bk / 4, 1); !why.empty()) {
+    return why;
+  }
+  // GemmSimtBlock::smem_bytes: the buffers, or the other blocks' copies after split-K's k-loop
+  const int pad = async ? 8 : 4, buffers = async ? cell.stages : 2;
+  const int smem = std::max(buffers * cell.bk * (cell.bm + pad + cell.bn + pad) * 4, (cell.split_k - 1) * frag / cell.split_k * threads * 4);
   if (auto why = smem_rejection(cell, smem, 0); !why.empty()) return why;
   if (auto why = min_blocks_rejection(cell, threads, smem, (cell.bm / cell.wm) * (cell.bn / cell.wn)); !why.empty())
     return why;
-  align_elems = 4;
+  align_elems = async ? 1 : 4;
   return {};
 }
 
@@ -458,7 +472,7 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
                      std::min(contiguous_run(mma, mma.a_tv, mma.atom_m, cell.bk), contiguous_run(mma, mma.b_tv, mma.atom_n, cell.bk)),
                      align_elems);
   if (copy.staged) return check_staged(cell, mma, copy, threads, align_elems);
-  if (copy.simt) return check_simt(cell, threads, align_elems);
+  if (copy.simt) return check_simt(cell, copy, threads, align_elems);
   if (cell.stages != 1) return "the direct-load kernel has no pipeline: stages must be 1";
   if (cell.wk != 1) return "the direct-load kernel does not split K among warps";
   if (copy.bits % (8 * mma.elem_bytes) != 0) return "copy " + cell.copy + " splits an element";
@@ -523,7 +537,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.simt) {
     f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ", "
-      << cell.stages << ", " << cell.split_k << ">;\n";
+      << cell.stages << ", " << cell.split_k << (copy.bits == 32 ? ", true" : "") << ">;\n";
   } else {
     f << "using Block = fly::kernels::GemmBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
       << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n";
