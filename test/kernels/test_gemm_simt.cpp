@@ -317,6 +317,7 @@ TEST(GemmSimt, AsyncCopyMatchesTheReference) {
   check_block<Async2>(100, 70, 37, 1.f);   // M, N off the tile; K = 37, odd leading dimensions
   for (int k : {3, 20, 48, 101}) check_block<Async3>(70, 100, k, 0.5f);  // 1, 2, 3 and 7 k-tiles
   check_block<AsyncSplit2>(100, 70, 85, -1.f);  // 6 k-tiles over 2 blocks, the last of 5
+  check_block<AsyncSplit2>(40, 100, 12, 0.f);   // one k-tile: the second block's share is empty
 }
 
 TEST(GemmSimt, SplitKOverAClusterMatchesTheReference) {

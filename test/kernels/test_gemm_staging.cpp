@@ -1,5 +1,5 @@
 // The shared-memory staging of the pipelined GEMM blocks, run on the host through the cp.async
-// functional model: over all threads, load_tile writes every element of a stage exactly where the
+// functional model (a thread's copies land when it waits for them): over all threads, load_tile writes every element of a stage exactly where the
 // block's layout puts it, as A/B hold it, zeroes what lies past the matrix's rows or K (edge tiles),
 // and writes no other byte (the row padding); and the K-group reduction.
 #include <gtest/gtest.h>
@@ -54,6 +54,7 @@ void check_stage(int rows_left, int k_left) {
         Block::template load_tile<Rows>(reinterpret_cast<T const*>(g), ld,
                                         make_tensor(reinterpret_cast<T*>(stage), typename Block::template SmemLayout<Rows>{}),
                                         rows_left, k_left, thr);
+        cp_async_wait_all();  // the host model lands a thread's copies when it waits
       },
       [](int r, int k) { return size_t(r * ld_smem + k); });
 }
@@ -96,6 +97,7 @@ void check_swizzled_stage(int rows_left, int k_left) {
       [&](uint8_t const* g, int64_t ld, uint8_t* stage, int thr) {
         Block::template load_tile<Rows>(reinterpret_cast<float8_e4m3fn const*>(g), ld,
                                         reinterpret_cast<float8_e4m3fn*>(stage), rows_left, k_left, thr);
+        cp_async_wait_all();
       },
       [](int r, int k) { return size_t((k / 128) * Rows * 128 + kernels::swizzle128_offset(r, k % 128)); });
 }
@@ -132,6 +134,7 @@ void check_quarter_warps_conflict_free() {
       std::fill(smem.begin(), smem.end(), 0);
       Block::template load_tile<Rows>(reinterpret_cast<float8_e4m3fn const*>(global.data()), BK,
                                       reinterpret_cast<float8_e4m3fn*>(smem.data()), Rows, BK, thr);
+      cp_async_wait_all();
       size_t first = bytes;
       for (size_t i = 0; i < bytes && first == bytes; ++i)
         if (smem[i] != 0) first = i;

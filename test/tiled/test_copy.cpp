@@ -2,6 +2,8 @@
 // and the gfx942 buffer-load host model (out-of-range reads return zero).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -99,12 +101,38 @@ void check_zfill() {
   std::vector<uint8_t> out(64, 0xEE);
   auto dst = make_tensor(out.data(), make_layout(_64{}));
   copy_zfill(Copy_Atom<Op, uint8_t>{}, [](int i) { return i < 16 || i >= 48; }, src, dst);
+  cp_async_wait_all();  // cp.async's host model copies when its group completes
   for (int i = 0; i < 64; ++i) EXPECT_EQ(out[size_t(i)], i < 16 || i >= 48 ? mem[size_t(i)] : 0) << i;
 }
 TEST(Copy, ZeroFillReplacesDisabledVectorsWithZeros) {
   check_zfill<UniversalCopy128b>();
   check_zfill<SM90_CpAsync<128>>();
   check_zfill<SM90_CpAsync<32>>();
+}
+
+// cp.async's host model: a copy lands only when a wait completes its group (so that a pipeline run
+// on host threads that reads a stage before waiting for it reads stale data, as a GPU might), and
+// wait<N> leaves the newest N groups in flight.
+TEST(Copy, CpAsyncHostModelLandsAGroupWhenAWaitCompletesIt) {
+  auto mem = random_bytes(48, 5);
+  for (auto& b : mem) b = uint8_t(b | 1);
+  std::vector<uint8_t> out(48, 0);
+  auto group = [&](int g) {
+    copy(Copy_Atom<SM90_CpAsync<128>, uint8_t>{}, make_tensor(mem.data() + 16 * g, make_layout(_16{})),
+         make_tensor(out.data() + 16 * g, make_layout(_16{})));
+    cp_async_fence();
+  };
+  auto landed = [&](int g) { return std::equal(out.begin() + 16 * g, out.begin() + 16 * (g + 1), mem.begin() + 16 * g); };
+  group(0);
+  group(1);
+  group(2);
+  EXPECT_FALSE(landed(0)) << "a copy landed before any wait";
+  cp_async_wait<2>();
+  EXPECT_TRUE(landed(0));
+  EXPECT_FALSE(landed(1));
+  cp_async_wait<0>();
+  EXPECT_TRUE(landed(1));
+  EXPECT_TRUE(landed(2));
 }
 
 TEST(Copy, UniversalCopyMovesTheBytes) {

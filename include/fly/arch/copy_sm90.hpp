@@ -1,17 +1,56 @@
 // sm_90a cp.async: global -> shared copies of 4, 8 or 16 bytes that bypass registers, grouped by
 // cp_async_fence() and completed by cp_async_wait<N>(). copy_zfill with valid == false reads nothing
 // and writes zeros (src-size 0): the predicated loads of edge tiles. On the host the functional
-// model copies immediately.
+// model keeps each thread's copies in its groups and performs them only when a wait completes the
+// group, so a kernel run on host threads that reads a buffer before waiting reads stale data.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#if !defined(__CUDA_ARCH__)
+#include <deque>
+#include <vector>
+#endif
 
 #include "fly/arch/copy.hpp"
 
 namespace fly {
 
 namespace detail {
+#if !defined(__CUDA_ARCH__)
+// The host model's copies in flight, per thread: the open group (since the last fence) and the
+// committed groups, oldest first. A copy reads its source when its group completes.
+struct HostCpAsync {
+  struct Copy {
+    void* dst;
+    void const* src;
+    int bytes;
+    bool valid;
+  };
+  std::vector<Copy> open;
+  std::deque<std::vector<Copy>> committed;
+  static HostCpAsync& of_this_thread() {
+    static thread_local HostCpAsync queue;
+    return queue;
+  }
+  static void perform(std::vector<Copy> const& group) {
+    for (auto const& c : group) {
+      if (c.valid) {
+        std::memcpy(c.dst, c.src, size_t(c.bytes));
+      } else {
+        std::memset(c.dst, 0, size_t(c.bytes));
+      }
+    }
+  }
+  void wait(size_t pending) {
+    while (committed.size() > pending) {
+      perform(committed.front());
+      committed.pop_front();
+    }
+  }
+};
+#endif
+
 // The 32-bit shared-memory address of a generic pointer into shared memory (on the host, the
 // pointer's low bits: what the functional models and descriptor tests compute with).
 FLY_HOST_DEVICE inline uint32_t smem_u32(void const* p) {
@@ -42,8 +81,8 @@ struct SM90_CpAsync {
     } else {
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(smem), "l"(&*src), "n"(Bits / 8));
     }
-#else
-    std::memcpy(&*dst, &*src, Bits / 8);
+#elif !defined(__CUDA_ARCH__)
+    detail::HostCpAsync::of_this_thread().open.push_back({&*dst, &*src, Bits / 8, true});
 #endif
   }
 
@@ -58,12 +97,8 @@ struct SM90_CpAsync {
       asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem), "l"(&*src), "n"(Bits / 8),
                    "r"(src_bytes));
     }
-#else
-    if (valid) {
-      std::memcpy(&*dst, &*src, Bits / 8);
-    } else {
-      std::memset(&*dst, 0, Bits / 8);
-    }
+#elif !defined(__CUDA_ARCH__)
+    detail::HostCpAsync::of_this_thread().open.push_back({&*dst, &*src, Bits / 8, valid});
 #endif
   }
 };
@@ -72,6 +107,10 @@ struct SM90_CpAsync {
 FLY_HOST_DEVICE inline void cp_async_fence() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;\n" ::: "memory");
+#elif !defined(__CUDA_ARCH__)
+  auto& q = detail::HostCpAsync::of_this_thread();
+  q.committed.push_back(std::move(q.open));
+  q.open.clear();
 #endif
 }
 
@@ -80,6 +119,8 @@ template <int N>
 FLY_HOST_DEVICE inline void cp_async_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#elif !defined(__CUDA_ARCH__)
+  detail::HostCpAsync::of_this_thread().wait(size_t(N));
 #endif
 }
 
@@ -87,6 +128,11 @@ FLY_HOST_DEVICE inline void cp_async_wait() {
 FLY_HOST_DEVICE inline void cp_async_wait_all() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;\n" ::: "memory");
+#elif !defined(__CUDA_ARCH__)
+  auto& q = detail::HostCpAsync::of_this_thread();  // the open group too, as wait_all does
+  q.committed.push_back(std::move(q.open));
+  q.open.clear();
+  q.wait(0);
 #endif
 }
 

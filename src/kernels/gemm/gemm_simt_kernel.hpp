@@ -9,8 +9,8 @@
 // reads four k of one row per LDS.128 instead, which holds 64 operand registers per chunk of K
 // where this block holds 16 per k (docs/gemm-log.md, "Seventeenth session").
 //
-// Stages: the k-tiles between a k-tile's global load and its multiply. Two shared buffers and one
-// barrier a k-tile whatever the stages: the k-tile being multiplied is in one buffer, the next is
+// Stages (register-staged, `simt128`): the k-tiles between a k-tile's global load and its
+// multiply. Two shared buffers and one barrier a k-tile whatever the stages: the k-tile being multiplied is in one buffer, the next is
 // stored into the other once the multiply is done, and Stages - 1 k-tiles wait in registers, their
 // loads in flight. At Stages = 2 a load has one multiply to land, which a second block on the SM
 // covers; at 3 it has two, for a block that is alone on its SM (small M, split-K).
@@ -18,10 +18,11 @@
 // Async (cells spelled `simt32`): the k-tile goes from global to shared memory by 4-byte cp.async
 // instead, each value to its transposed place (a warp copies 8 rows x 4 k a pass: 16-byte runs of
 // global memory, and rows padded by 8 floats put the 32 values in 32 banks), through a ring of
-// Stages buffers. No registers stage the loads, so under `:b2`'s 128 registers ptxas has room to
-// read a k step's fragments ahead of its FMAs (the register-staged block waits on each step's
-// shared loads: 11% of its stall samples at 2048^3, docs/gemm-log.md "Twenty-second session"),
-// and any K and leading dimension will do (4-byte copies need no 16-byte vectors).
+// Stages buffers. No registers stage the loads (the register-staged block holds 16 across the
+// multiply, and its loads and transposed stores are 20 instructions a k-tile where these are 16),
+// and any K and leading dimension will do (4-byte copies need no 16-byte vectors). ptxas places
+// a k step's shared loads as it does for the register-staged block (docs/gemm-log.md,
+// "Twenty-second session").
 //
 // SplitK (2 or 4): the blocks of a cluster of SplitK (consecutive blockIdx.x) share one tile,
 // each multiplying an even share of its k-tiles (gemm_split_k.hpp); then each stores the slices
@@ -30,7 +31,7 @@
 // are fewer than the SMs (M = 64-128 x 8192^2: 64 tiles of 128 x 128).
 //
 // Preconditions checked by the dispatcher: K, lda and ldb are multiples of 4 elements, and A and
-// B are 16-byte aligned.
+// B are 16-byte aligned (none for the async cells: 4-byte copies).
 #pragma once
 
 #include <cstdint>
@@ -95,6 +96,7 @@ struct GemmSimtBlock {
   template <int Rows>
   struct AsyncLoader {
     static constexpr int warps = threads / 32;
+    static_assert(threads % 32 == 0, "GemmSimtBlock: the async copy lays out whole warps");
     static_assert(Rows % (8 * warps) == 0 && BK % 4 == 0,
                   "GemmSimtBlock: the async copy covers an operand tile in passes of 8 x warps rows by 4 k");
     using Copy = decltype(make_tiled_copy(Copy_Atom<SM90_CpAsync<32>, float>{},
@@ -145,6 +147,8 @@ struct GemmSimtBlock {
     }
   };
 
+  struct NoStage {};
+
   // smem: smem_bytes of dynamic shared memory, 16-byte aligned. block_x: the tile's row of blocks,
   // times split_k plus the block's rank in its cluster.
   FLY_HD static void run(GemmParams const& p, float* smem, int block_x, int block_n, int thr) {
@@ -160,8 +164,9 @@ struct GemmSimtBlock {
 
     auto smem_a = [&](int buf) { return make_tensor(smem + buf * buffer_elems, SmemLayout<BM, ld_a>{}); };
     auto smem_b = [&](int buf) { return make_tensor(smem + buf * buffer_elems + BK * ld_a, SmemLayout<BN, ld_b>{}); };
-    Stage<BM, ld_a> stage_a[reg_stages];  // k-tile j of the share waits in stage j % reg_stages
-    Stage<BN, ld_b> stage_b[reg_stages];
+    // register staging (async: none; the generic lambdas below are then never instantiated)
+    std::conditional_t<async, NoStage, Stage<BM, ld_a>> stage_a[reg_stages];  // k-tile j waits in stage j % reg_stages
+    std::conditional_t<async, NoStage, Stage<BN, ld_b>> stage_b[reg_stages];
     auto load = [&](int j, auto r) {
       const int k0 = (k_first + j) * BK;
       stage_a[r].load(A + k0, p.lda, m_left, p.k - k0, thr);
@@ -229,12 +234,12 @@ struct GemmSimtBlock {
       } else {  // unrolled by two, so that the stages are compile-time indices (they stay in registers)
         for (int j = 0; j < k_tiles; j += 2) {
           if (j + 2 < k_tiles) load(j + 2, Int<0>{});
-          multiply(0);
+          multiply(j % 2);
           if (j + 1 < k_tiles) store(Int<1>{}, 1);
           sync_threads();
           if (j + 1 == k_tiles) break;
           if (j + 3 < k_tiles) load(j + 3, Int<1>{});
-          multiply(1);
+          multiply((j + 1) % 2);
           if (j + 2 < k_tiles) store(Int<0>{}, 0);
           sync_threads();
         }

@@ -426,9 +426,13 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
   const int frag = (cell.bm / cell.wm) * (cell.bn / cell.wn);
   if (cell.split_k != 1 && cell.split_k != 2 && cell.split_k != 4)
     return ":k" + std::to_string(cell.split_k) + ": the SIMT block splits a tile's K over a cluster of 2 or 4 blocks";
-  if (cell.bk % 4 != 0) return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
+  if (cell.bk % 4 != 0)
+    return "BK=" + std::to_string(cell.bk) + (async ? " is not a whole number of 4-k copy passes"
+                                                     : " is not a whole number of 16-byte vectors");
   if (async) {  // GemmSimtBlock::AsyncLoader: a warp copies 8 rows x 4 k, the warps stacked along the rows
-    const int pass_rows = 8 * threads / 32;
+    if (threads % 32 != 0)
+      return "the async SIMT copy lays out whole warps: " + std::to_string(threads) + " threads is not a multiple of 32";
+    const int pass_rows = 8 * (threads / 32);
     if (cell.bm % pass_rows != 0 || cell.bn % pass_rows != 0)
       return "the async SIMT copy covers an operand tile in passes of " + std::to_string(pass_rows) +
              " rows (8 a warp): BM and BN must be multiples of it";
@@ -449,7 +453,7 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
 std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int& align_elems) {
   if (cell.min_blocks && !(copy.staged && !copy.wgmma) && !copy.simt)
     return "the register cap (:b" + std::to_string(cell.min_blocks) +
-           ") is for the cp.async and SIMT blocks (cpasync128, simt128)";
+           ") is for the cp.async and SIMT blocks (cpasync128, simt128, simt32)";
   if (copy.simt && (cell.target != "sm90a" || cell.ab != "f32"))
     return "copy " + cell.copy + " is the fp32 SIMT block of sm_90a";
   const int threads = mma.threads * cell.wm * cell.wn * cell.wk;
@@ -638,7 +642,7 @@ int main(int argc, char** argv) {
         }
         if (cell.split_k != 1 && !kCopies.at(cell.copy).ws && !kCopies.at(cell.copy).simt) {
           emit.reject(cell.name(), "split-K over a cluster (:k" + std::to_string(cell.split_k) +
-                                       ") is the persistent and SIMT blocks' (tmaws, simt128)");
+                                       ") is the persistent and SIMT blocks' (tmaws, simt128, simt32)");
           continue;
         }
         if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
