@@ -1,7 +1,8 @@
 // The shared-memory staging of the pipelined GEMM blocks, run on the host through the cp.async
-// functional model (a thread's copies land when it waits for them): over all threads, load_tile writes every element of a stage exactly where the
-// block's layout puts it, as A/B hold it, zeroes what lies past the matrix's rows or K (edge tiles),
-// and writes no other byte (the row padding); and the K-group reduction.
+// functional model (a thread's copies land when it waits for them): over all threads, load_tile
+// writes every element of a stage exactly where the block's layout puts it, as A/B hold it, zeroes
+// what lies past the matrix's rows or K (edge tiles), and writes no other byte (the row padding);
+// and the K-group reduction.
 #include <gtest/gtest.h>
 
 #include <algorithm>

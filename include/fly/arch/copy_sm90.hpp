@@ -33,6 +33,10 @@ struct HostCpAsync {
     static thread_local HostCpAsync queue;
     return queue;
   }
+  void commit() {
+    committed.push_back(std::move(open));
+    open.clear();
+  }
   static void perform(std::vector<Copy> const& group) {
     for (auto const& c : group) {
       if (c.valid) {
@@ -108,9 +112,7 @@ FLY_HOST_DEVICE inline void cp_async_fence() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 #elif !defined(__CUDA_ARCH__)
-  auto& q = detail::HostCpAsync::of_this_thread();
-  q.committed.push_back(std::move(q.open));
-  q.open.clear();
+  detail::HostCpAsync::of_this_thread().commit();
 #endif
 }
 
@@ -129,9 +131,8 @@ FLY_HOST_DEVICE inline void cp_async_wait_all() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 #elif !defined(__CUDA_ARCH__)
-  auto& q = detail::HostCpAsync::of_this_thread();  // the open group too, as wait_all does
-  q.committed.push_back(std::move(q.open));
-  q.open.clear();
+  auto& q = detail::HostCpAsync::of_this_thread();
+  q.commit();  // the open group too, as wait_all does
   q.wait(0);
 #endif
 }

@@ -10,9 +10,9 @@
 // where this block holds 16 per k (docs/gemm-log.md, "Seventeenth session").
 //
 // Stages (register-staged, `simt128`): the k-tiles between a k-tile's global load and its
-// multiply. Two shared buffers and one barrier a k-tile whatever the stages: the k-tile being multiplied is in one buffer, the next is
-// stored into the other once the multiply is done, and Stages - 1 k-tiles wait in registers, their
-// loads in flight. At Stages = 2 a load has one multiply to land, which a second block on the SM
+// multiply. Two shared buffers and one barrier a k-tile whatever the stages: the k-tile being
+// multiplied is in one buffer, the next is stored into the other once the multiply is done, and
+// Stages - 1 k-tiles wait in registers, their loads in flight. At Stages = 2 a load has one multiply to land, which a second block on the SM
 // covers; at 3 it has two, for a block that is alone on its SM (small M, split-K).
 //
 // Async (cells spelled `simt32`): the k-tile goes from global to shared memory by 4-byte cp.async

@@ -54,18 +54,19 @@
 // Only tiles wholly inside D go by boxes (the TMA wrote past D's last column where it had to clip);
 // the edge tiles store directly.
 //
-// The next tile's first batch under the epilogue (NextBatch, cells spelled `:nb`): once a tile's totals are complete, the consumer warpgroup issues the next
-// tile's first k-tile into the free partial and only then scales and stores the totals, so the
-// tensor cores are not idle through the epilogue. ptxas keeps the wgmmas asynchronous only where
-// no code is reached both with a batch in flight and without, and no divergent branch lies under
-// one: the first batch of a tile is issued before its loop (`FirstIssued`), the walk leaves the loop
-// before the last tile's epilogue (which has nothing in flight), the epilogue under a batch is a
-// tile wholly inside D (the edge tiles' direct stores branch per thread: those drain first), by
-// the TMA store, whose one issuing thread stores and waits through predicated instructions
-// (copy_commit_if), or by direct stores without bounds checks (no TMA store, or beta != 0, where
-// a `:st` cell has no map for D). The cost: the
-// epilogue starts only once the next tile's first stage has landed, so where loads lag (a
-// streaming-bound walk) the store waits for them; the tune decides where that pays.
+// The next tile's first batch under the epilogue (NextBatch, cells spelled `:nb`): once a tile's
+// totals are complete, the consumer warpgroup issues the next tile's first k-tile into the free
+// partial and only then scales and stores the totals, so the tensor cores are not idle through
+// the epilogue. ptxas keeps the wgmmas asynchronous only where no code is reached both with a
+// batch in flight and without, and no divergent branch lies under one: the first batch of a tile
+// is issued before its loop (`FirstIssued`), the walk leaves the loop before the last tile's
+// epilogue (which has nothing in flight), and the epilogue under a batch is a tile wholly inside
+// D (the edge tiles' direct stores branch per thread: those drain first), stored by the TMA,
+// whose one issuing thread stores and waits through predicated instructions (copy_commit_if), or
+// by direct stores without bounds checks (no TMA store, or beta != 0, where a `:st` cell has no
+// map for D). The cost: the epilogue starts only once the next tile's first stage has landed, so
+// where loads lag (a streaming-bound walk) the store waits for them; the tune decides where that
+// pays.
 //
 // Preconditions (the launcher's): K, lda, ldb multiples of 16; A, B 16-byte aligned; a 1-D grid
 // of at most one block per SM, a multiple of the cluster size, launched in such clusters.

@@ -120,6 +120,7 @@ struct CopyInfo {
   bool lds = false;
   bool ws = false;  // persistent, warp-specialised (GemmWgmmaWsBlock)
   bool simt = false;  // fp32 FMA from M/N-major shared tiles (GemmSimtBlock)
+  bool simt_async = false;  // the SIMT block fed by cp.async into a ring of buffers (simt32)
 };
 const std::map<std::string, CopyInfo> kCopies = {
     {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
@@ -133,7 +134,7 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"lds128", {"fly::BufferCopy128b", 128, 32, true, false, false, false, true}},
     {"lds64", {"fly::BufferCopy64b", 64, 32, true, false, false, false, true}},
     {"simt128", {"fly::UniversalCopy128b", 128, 128, false, false, false, false, false, false, true}},
-    {"simt32", {"fly::SM90_CpAsync<32>", 32, 32, false, false, false, false, false, false, true}},
+    {"simt32", {"fly::SM90_CpAsync<32>", 32, 32, false, false, false, false, false, false, true, true}},
 };
 const std::map<std::string, std::string> kDtypeCpp = {
     {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
@@ -413,7 +414,7 @@ std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy
 // in whole runs of four, the threads covering each operand tile in whole rows of 16-byte vectors,
 // split-K (:k2, :k4) into whole float4s of each thread's accumulators, and :bN's blocks fitting.
 std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int& align_elems) {
-  const bool async = copy.bits == 32;  // simt32: cp.async into a ring of :sN buffers
+  const bool async = copy.simt_async;
   if (cell.wk != 1) return "the SIMT block does not split a tile's k-steps among threads: warps MxN";
   if (async && (cell.stages < 2 || cell.stages > 4))
     return "the async SIMT block (simt32) rings two to four shared buffers: stages must be :s2 to :s4";
@@ -541,7 +542,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.simt) {
     f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ", "
-      << cell.stages << ", " << cell.split_k << (copy.bits == 32 ? ", true" : "") << ">;\n";
+      << cell.stages << ", " << cell.split_k << (copy.simt_async ? ", true" : "") << ">;\n";
   } else {
     f << "using Block = fly::kernels::GemmBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
       << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n";
