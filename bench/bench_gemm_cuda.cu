@@ -260,6 +260,7 @@ const int registered = [] {
   for (Shape const& s : fly::bench::kFp8BenchShapes) register_rows(s, FLY_DTYPE_E4M3FN, FLY_DTYPE_BF16, "e4m3_bf16", nullptr);
   for (Shape const& s : fly::bench::kBenchShapes)
     if (!fly::bench::skip_shape(FLY_DTYPE_F32, s)) register_rows(s, FLY_DTYPE_F32, FLY_DTYPE_F32, "f32_f32", nullptr);
+  for (Shape const& s : fly::bench::kF32OddKBenchShapes) register_rows(s, FLY_DTYPE_F32, FLY_DTYPE_F32, "f32_f32", nullptr);
   return 1;
 }();
 

@@ -24,6 +24,11 @@ inline constexpr Shape kBenchShapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096},
 inline constexpr Shape kFp8BenchShapes[] = {{32, 14336, 4096},  {96, 8192, 8192},    {256, 4096, 4096},
                                             {256, 8192, 8192},  {1024, 8192, 8192},  {2048, 8192, 8192}};
 
+// fp32 only: calls whose K, and so lda and ldb, is not a multiple of four floats (16 bytes), which
+// only the 4-byte-copy cells run (cpasync32, simt32, u32; variants.txt): a square, a decode row
+// and an M = 128 batch, one k short of the aligned rows.
+inline constexpr Shape kF32OddKBenchShapes[] = {{2048, 2048, 2047}, {16, 8192, 8191}, {128, 8192, 8191}};
+
 // Tuning shapes. A table entry applies to calls within a factor 2 of it in each of m, n, k
 // (gemm_tuning.hpp), so the rows step M by at most 4x: against 8192 x 8192 every M in [1, 2048]
 // finds an entry. N = 4096, K = 14336 is an MLP down-projection, N = 1024, K = 4096 a grouped-query

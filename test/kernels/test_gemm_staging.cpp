@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "fly/atom/mma_traits_sm90.hpp"
@@ -18,46 +19,50 @@
 namespace {
 using namespace fly;
 
-// Fills one Rows x BK stage of stage_bytes through load(global, ld, stage, thr) for every thread,
-// from random nonzero bytes, and checks the byte of each (row, k) at offset(row, k): A/B's byte
-// inside rows_left x k_left, zero outside; every other byte of the stage keeps its poison.
-template <int Rows, int BK, class Load, class Offset>
-void check_stage_bytes(size_t stage_bytes, int threads, int rows_left, int k_left, Load load, Offset offset) {
-  const int64_t ld = BK + 48;  // a padded global leading dimension
+// Fills one Rows x BK stage of stage_elems elements (U: an unsigned integer of the element's size)
+// through load(global, ld, stage, thr) for every thread, from random nonzero elements, and checks
+// the element of each (row, k) at offset(row, k): A/B's inside rows_left x k_left, zero outside;
+// every other element of the stage keeps its poison. ld: the global rows' pitch, BK + ld_pad.
+template <int Rows, int BK, class U = uint8_t, class Load, class Offset>
+void check_stage_bytes(size_t stage_elems, int threads, int rows_left, int k_left, Load load, Offset offset,
+                       int ld_pad = 48) {
+  const int64_t ld = BK + ld_pad;
+  const U poison = U(0xEEEEEEEEu);
   std::mt19937 rng(uint32_t(rows_left * 131 + k_left));
-  std::vector<uint8_t> global(size_t(Rows * ld));
-  for (auto& b : global) b = uint8_t(rng() % 255 + 1);  // never zero: a zero-fill is visible
-  std::vector<uint8_t> smem(stage_bytes, 0xEE);
+  std::vector<U> global(size_t(Rows * ld));
+  for (auto& b : global) b = U(rng() % 255 + 1);  // never zero: a zero-fill is visible
+  std::vector<U> smem(stage_elems, poison);
   for (int thr = 0; thr < threads; ++thr) load(global.data(), ld, smem.data(), thr);
-  std::vector<bool> element(stage_bytes, false);
+  std::vector<bool> element(stage_elems, false);
   for (int r = 0; r < Rows; ++r)
     for (int k = 0; k < BK; ++k) {
       const size_t at = offset(r, k);
       element[at] = true;
-      const uint8_t want = r < rows_left && k < k_left ? global[size_t(r * ld + k)] : 0;
+      const U want = r < rows_left && k < k_left ? global[size_t(r * ld + k)] : U(0);
       ASSERT_EQ(smem[at], want) << "row " << r << " k " << k << " of " << rows_left << "x" << k_left;
     }
-  for (size_t i = 0; i < stage_bytes; ++i) {
+  for (size_t i = 0; i < stage_elems; ++i) {
     if (!element[i]) {
-      ASSERT_EQ(smem[i], 0xEE) << "byte " << i << " is no element's, yet was written";
+      ASSERT_EQ(smem[i], poison) << "element " << i << " is no element's, yet was written";
     }
   }
 }
 
-// GemmCpAsyncBlock: row-major rows padded to ld_smem elements.
+// GemmCpAsyncBlock: row-major rows padded to ld_smem elements; global rows ld_pad past BK.
 template <class Block, int Rows>
-void check_stage(int rows_left, int k_left) {
+void check_stage(int rows_left, int k_left, int ld_pad = 48) {
   using T = typename Block::TA;
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>;
   constexpr int BK = Block::BK, ld_smem = Block::ld_smem;
-  check_stage_bytes<Rows, BK>(
+  check_stage_bytes<Rows, BK, U>(
       size_t(Rows * ld_smem), Block::threads, rows_left, k_left,
-      [&](uint8_t const* g, int64_t ld, uint8_t* stage, int thr) {
+      [&](U const* g, int64_t ld, U* stage, int thr) {
         Block::template load_tile<Rows>(reinterpret_cast<T const*>(g), ld,
                                         make_tensor(reinterpret_cast<T*>(stage), typename Block::template SmemLayout<Rows>{}),
                                         rows_left, k_left, thr);
         cp_async_wait_all();  // the host model lands a thread's copies when it waits
       },
-      [](int r, int k) { return size_t(r * ld_smem + k); });
+      [](int r, int k) { return size_t(r * ld_smem + k); }, ld_pad);
 }
 
 using Decode = kernels::GemmCpAsyncBlock<SM90_16x8x32_F32E4M3E4M3F32_TN, Layout<Shape<_1, _4, _1>>, 16, 64, 128, 4, bfloat16>;
@@ -78,6 +83,43 @@ TEST(GemmStaging, EdgeTilesZeroFillPastTheMatrix) {
   check_stage<Decode, 64>(33, 80);
   check_stage<Square, 64>(1, 16);
   check_stage<DeepK, 32>(9, 144);
+}
+
+// 4-byte copies (cpasync32): any K and any row pitch. An fp32 decode tile (a warp copies 32
+// consecutive k of a row) and an fp8 tile (four elements a copy).
+using F32Copy4 = kernels::GemmCpAsyncBlock<SM90_FMA_F32, Layout<Shape<_1, _32, _8>>, 16, 32, 64, 4, float, 32>;
+using Fp8Copy4 = kernels::GemmCpAsyncBlock<SM90_16x8x32_F32E4M3E4M3F32_TN, Layout<Shape<_1, _4, _1>>, 16, 64, 128, 4, bfloat16, 32>;
+
+TEST(GemmStaging, FourByteCopiesTakeAnyKAndRowPitch) {
+  static_assert(F32Copy4::copy_vec == 1 && Fp8Copy4::copy_vec == 4);
+  static_assert(F32Copy4::ld_smem == 64 + 4 && F32Copy4::smem_bytes == 4 * (16 + 32) * (64 + 4) * 4,
+                "the shared tile is the 16-byte copies' (same padding, same fragments)");
+  for (int pad : {48, 1, 3}) {  // row pitches of 112, 65 and 67 floats
+    check_stage<F32Copy4, 16>(16, 64, pad);
+    check_stage<F32Copy4, 32>(32, 64, pad);
+    for (int k : {1, 3, 37, 63}) check_stage<F32Copy4, 32>(32, k, pad);
+    check_stage<F32Copy4, 16>(5, 29, pad);
+  }
+  check_stage<Fp8Copy4, 16>(16, 128, 4);
+  check_stage<Fp8Copy4, 64>(64, 128, 4);
+  for (int k : {4, 36, 124}) check_stage<Fp8Copy4, 64>(33, k, 4);
+}
+
+// A warp's copies of a full fp32 tile: 32 consecutive k of one row, so one 128-byte run of global
+// memory and 32 banks of shared memory an instruction.
+TEST(GemmStaging, FourByteCopiesOfAWarpReadOneRunOfARow) {
+  using L = F32Copy4::Loader<32>;
+  std::vector<float> tile(32 * 64);
+  auto part = [&](int thr) {  // the offset of thread thr's first copy in the 32 x 64 tile
+    auto src = typename L::Copy{}.get_slice(thr).partition_S(
+        make_tensor(static_cast<float const*>(tile.data()), make_layout(make_shape(_32{}, _64{}), make_stride(_64{}, _1{}))));
+    return int(&src(0) - tile.data());
+  };
+  for (int warp = 0; warp < F32Copy4::threads / 32; ++warp) {
+    const int first = part(32 * warp);
+    EXPECT_EQ(first % 32, 0) << "warp " << warp;
+    for (int lane = 1; lane < 32; ++lane) EXPECT_EQ(part(32 * warp + lane), first + lane) << "warp " << warp;
+  }
 }
 
 TEST(GemmStaging, SharedMemoryFitsAndRowsStayAligned) {

@@ -9,8 +9,12 @@
 // k-steps among warp groups (shorter chains of dependent MMAs, more warps to hide latency); the
 // groups' accumulators are summed through shared memory before the epilogue.
 //
-// Preconditions checked by the dispatcher: K, lda and ldb are multiples of 16 bytes' worth of
-// elements, and A and B are 16-byte aligned.
+// CopyBits: the width of one cp.async, 128 (cells spelled `cpasync128`) or 32 (`cpasync32`: four
+// times the copies, for calls whose K or leading dimensions are not multiples of 16 bytes; the
+// shared tile and its 16-byte fragment loads are the same).
+//
+// Preconditions checked by the dispatcher: K, lda and ldb are multiples of CopyBits / 8 bytes'
+// worth of elements, and A and B are aligned to as many bytes.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +43,7 @@ struct CpAsyncTiling {
                                  TiledMMA<MmaOp, WarpLayout>>;
 };
 
-template <class MmaOp, class WarpLayout, int BM_, int BN_, int BK_, int Stages_, class TD>
+template <class MmaOp, class WarpLayout, int BM_, int BN_, int BK_, int Stages_, class TD, int CopyBits_ = 128>
 struct GemmCpAsyncBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, Stages = Stages_;
   using Tiling = CpAsyncTiling<MmaOp, WarpLayout, BK>;
@@ -51,8 +55,12 @@ struct GemmCpAsyncBlock {
   static constexpr int threads = Mma::num_threads;
   static constexpr int k_groups = Mma::WarpsK;
   static constexpr int group_threads = threads / k_groups;
-  static constexpr int vec = 16 / int(sizeof(TA));  // elements per 16-byte cp.async
+  static constexpr int vec = 16 / int(sizeof(TA));  // elements per 16-byte vector (padding, fragments)
   static_assert(BK % vec == 0, "GemmCpAsyncBlock: BK must be a whole number of 16-byte vectors");
+  static constexpr int copy_bits = CopyBits_;
+  static_assert(copy_bits == 128 || copy_bits == 32, "GemmCpAsyncBlock: cp.async copies 16 or 4 bytes");
+  static constexpr int copy_vec = copy_bits / 8 / int(sizeof(TA));  // elements per cp.async
+  static_assert(copy_vec >= 1, "GemmCpAsyncBlock: a cp.async moves at least one element");
 
   // Shared-memory rows are padded by one vector: the eight rows an MMA fragment load touches then
   // start in different banks (conflict-free), and every row stays 16-byte aligned for cp.async.
@@ -62,13 +70,13 @@ struct GemmCpAsyncBlock {
   static constexpr int stage_elems = (BM + BN) * ld_smem;
   static constexpr int smem_bytes = Stages * stage_elems * int(sizeof(TA));
 
-  using LoadAtom = Copy_Atom<SM90_CpAsync<128>, TA>;
+  using LoadAtom = Copy_Atom<SM90_CpAsync<copy_bits>, TA>;
   using FragAtom = Copy_Atom<UniversalCopy128b, TA>;
 
-  // global -> shared for a Rows x BK operand tile: threads over (rows, 16-byte vectors of a row),
-  // one vector each per pass.
+  // global -> shared for a Rows x BK operand tile: threads over (rows, copies of a row), one copy
+  // each per pass.
   template <int Rows>
-  using Loader = VectorLoader<LoadAtom, Rows, BK, vec, threads>;
+  using Loader = VectorLoader<LoadAtom, Rows, BK, copy_vec, threads>;
 
   // Issues this thread's cp.async for one operand tile (rows_left rows and k_left columns of it
   // lie inside the matrix; the rest is zero-filled).

@@ -100,7 +100,8 @@ std::map<std::string, MmaInfo> mma_table() {
 
 // A copy spelling of the grid. Register copies load global memory straight into the MMA's
 // fragments (GemmBlock); a staged copy (cp.async) streams tiles through a ring of shared-memory
-// buffers (GemmCpAsyncBlock, pipeline depth from the tile's :sN); `wgmma` stages the same way
+// buffers (GemmCpAsyncBlock, pipeline depth from the tile's :sN; `cpasync32` copies 4 bytes at a
+// time where `cpasync128` copies 16, for calls whose K or rows are not 16-byte multiples); `wgmma` stages the same way
 // for the warpgroup MMA on the transposed product (GemmWgmmaBlock); `tma` feeds that MMA from a
 // producer warpgroup's TMA boxes through an mbarrier ring (GemmWgmmaTmaBlock); `tmaws` is the
 // persistent warp-specialised block (GemmWgmmaWsBlock: one block per SM walking the tiles, a
@@ -128,6 +129,7 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"buf32", {"fly::BufferCopy32b", 32, 32, true}},    {"buf64", {"fly::BufferCopy64b", 64, 32, true}},
     {"buf128", {"fly::BufferCopy128b", 128, 32, true}},
     {"cpasync128", {"fly::SM90_CpAsync<128>", 128, 128, false, true}},
+    {"cpasync32", {"fly::SM90_CpAsync<32>", 32, 32, false, true}},
     {"wgmma", {"fly::SM90_CpAsync<128>", 128, 128, false, true, true}},
     {"tma", {"fly::SM90_TMA_LOAD_2D", 128, 128, false, true, true, true}},
     {"tmaws", {"fly::SM90_TMA_LOAD_2D", 128, 128, false, true, true, true, false, true}},
@@ -331,9 +333,9 @@ std::string min_blocks_rejection(const Cell& cell, int threads, int smem, int ac
   return {};
 }
 
-// Checks what the staged blocks static_assert, so that no cell fails to compile: one 16-byte
-// vector per cp.async, threads covering each operand tile in whole rows, the ring within shared
-// memory (GemmCpAsyncBlock pads each row by one vector).
+// Checks what the staged blocks static_assert, so that no cell fails to compile: BK a whole
+// number of 16-byte vectors, threads covering each operand tile in whole rows of the copy's
+// vectors, the ring within shared memory (GemmCpAsyncBlock pads each row by 16 bytes).
 std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int threads, int& align_elems) {
   if (cell.target != "sm90a") return "copy " + cell.copy + " is an sm_90a instruction";
   if (copy.ws) return check_wgmma_ws(cell, align_elems);
@@ -345,7 +347,9 @@ std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& c
   const int vec = 16 / mma.elem_bytes;
   if ((cell.bk * mma.elem_bytes) % 16 != 0)
     return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
-  if (auto why = staging_rejection(cell, threads, cell.bk / vec, 1); !why.empty()) return why;
+  if (copy.bits % (8 * mma.elem_bytes) != 0) return "copy " + cell.copy + " splits an element";
+  const int copy_vec = copy.bits / (8 * mma.elem_bytes);  // elements a cp.async moves
+  if (auto why = staging_rejection(cell, threads, cell.bk / copy_vec, 1); !why.empty()) return why;
   // the k-groups' partial sums (fp32, one per accumulator) pass through the pipeline's buffers
   const int acc_per_thread = (cell.bm / (mma.atom_m * cell.wm)) * (cell.bn / (mma.atom_n * cell.wn)) *
                              (mma.atom_m * mma.atom_n / mma.threads);
@@ -353,7 +357,7 @@ std::string check_staged(const Cell& cell, const MmaInfo& mma, const CopyInfo& c
   if (auto why = smem_rejection(cell, smem, (cell.wk - 1) * (threads / cell.wk) * acc_per_thread * 4); !why.empty())
     return why;
   if (auto why = min_blocks_rejection(cell, threads, smem, acc_per_thread); !why.empty()) return why;
-  align_elems = vec;
+  align_elems = copy_vec;
   return {};
 }
 
@@ -454,7 +458,7 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
 std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int& align_elems) {
   if (cell.min_blocks && !(copy.staged && !copy.wgmma) && !copy.simt)
     return "the register cap (:b" + std::to_string(cell.min_blocks) +
-           ") is for the cp.async and SIMT blocks (cpasync128, simt128, simt32)";
+           ") is for the cp.async and SIMT blocks (cpasync128, cpasync32, simt128, simt32)";
   if (copy.simt && (cell.target != "sm90a" || cell.ab != "f32"))
     return "copy " + cell.copy + " is the fp32 SIMT block of sm_90a";
   const int threads = mma.threads * cell.wm * cell.wn * cell.wk;
@@ -539,7 +543,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << kDtypeCpp.at(cell.d) << ">;\n";
   } else if (copy.staged) {
     f << "using Block = fly::kernels::GemmCpAsyncBlock<" << mma.op << ", " << warps << ", " << tile << ", " << cell.stages
-      << ", " << kDtypeCpp.at(cell.d) << ">;\n";
+      << ", " << kDtypeCpp.at(cell.d) << (copy.bits != 128 ? ", " + std::to_string(copy.bits) : std::string()) << ">;\n";
   } else if (copy.simt) {
     f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ", "
       << cell.stages << ", " << cell.split_k << (copy.simt_async ? ", true" : "") << ">;\n";
