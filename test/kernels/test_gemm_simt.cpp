@@ -34,17 +34,20 @@ using Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16,
 using Split4 = kernels::GemmSimtBlock<Layout<Shape<_8, _16, _1>>, 64, 128, 16, float, 3, 4>;
 using SmallSplit2 = kernels::GemmSimtBlock<Layout<Shape<_8, _8, _1>>, 64, 64, 8, float, 2, 2>;
 using FlatSplit4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 64, 128, 16, float, 3, 4>;  // 4 x 8 a thread
-// fed by 4-byte cp.async into a ring of 2 or 3 buffers (simt32)
+// fed by 4-byte cp.async into a ring of 2 or 3 buffers (simtcp32)
 using Async2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, true>;
 using Async3 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 1, true>;
 using AsyncSplit2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, true>;
+// staging by 4-byte loads (simt32)
+using Load4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, false, 32>;
+using Load4Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, false, 32>;
 
 // Runs every thread's load and store of one operand's Rows x BK k-tile into a poisoned shared
 // buffer and checks each element's place and value.
 template <class Block, int Rows, int Ld>
-void check_staging(int rows_left, int k_left) {
+void check_staging(int rows_left, int k_left, int64_t ld_pad = 12) {
   constexpr int BK = Block::BK;
-  const int64_t ld = BK + 12;  // a padded global leading dimension, a multiple of 4
+  const int64_t ld = BK + ld_pad;  // a padded global leading dimension (a multiple of 4 for 16-byte loads)
   std::mt19937 rng(uint32_t(rows_left * 977 + k_left));
   std::uniform_real_distribution<float> value(1.f, 2.f);  // never 0: a zero-fill is visible
   std::vector<float> global(size_t(Rows * ld));
@@ -76,6 +79,25 @@ TEST(GemmSimt, StagingStoresEveryElementTransposed) {
   check_staging<Tall, 128, Tall::ld_a>(128, 8);  // two vectors a thread
   check_staging<Tall, 64, Tall::ld_b>(33, 4);    // one vector a thread
   check_staging<Small, 64, Small::ld_a>(64, 8);  // 64 threads, two vectors each
+  // 4-byte loads: any K, any row pitch
+  check_staging<Load4, 128, Load4::ld_a>(128, 16, 3);
+  check_staging<Load4, 128, Load4::ld_b>(77, 13, 5);
+  check_staging<Load4, 128, Load4::ld_a>(1, 1, 1);
+}
+
+// A warp's 4-byte loads of a BK = 16 k-tile: 16 consecutive k of each of two rows.
+TEST(GemmSimt, FourByteLoadsOfAWarpReadRunsOfARow) {
+  using L = Load4::Loader<128>;
+  static_assert(Load4::vec == 1 && Load4::reg_stages == 1);
+  std::vector<float> tile(128 * 16);
+  auto first = [&](int thr) {  // the offset of thread thr's first load in the 128 x 16 tile
+    auto src = typename L::Copy{}.get_slice(thr).partition_S(
+        make_tensor(static_cast<float const*>(tile.data()), make_layout(make_shape(_128{}, _16{}), make_stride(_16{}, _1{}))));
+    return int(&src(0) - tile.data());
+  };
+  for (int warp = 0; warp < Load4::threads / 32; ++warp)
+    for (int lane = 0; lane < 32; ++lane)
+      EXPECT_EQ(first(32 * warp + lane), 32 * warp + lane) << "warp " << warp << " lane " << lane;
 }
 
 // For operand A (m, at index 0) or B (n, at index 1): every (row, k) read by exactly one thread of
@@ -318,6 +340,13 @@ TEST(GemmSimt, AsyncCopyMatchesTheReference) {
   for (int k : {3, 20, 48, 101}) check_block<Async3>(70, 100, k, 0.5f);  // 1, 2, 3 and 7 k-tiles
   check_block<AsyncSplit2>(100, 70, 85, -1.f);  // 6 k-tiles over 2 blocks, the last of 5
   check_block<AsyncSplit2>(40, 100, 12, 0.f);   // one k-tile: the second block's share is empty
+}
+
+// The staging's 4-byte loads (simt32): K and leading dimensions not multiples of 4.
+TEST(GemmSimt, FourByteLoadsMatchTheReference) {
+  check_block<Load4>(100, 70, 37, 1.f);      // M, N off the tile; K = 37, odd leading dimensions
+  check_block<Load4>(128, 128, 3, 0.f);      // one k-tile of 3
+  check_block<Load4Split2>(100, 70, 85, -1.f);  // three stages, 6 k-tiles over 2 blocks, the last of 5
 }
 
 TEST(GemmSimt, SplitKOverAClusterMatchesTheReference) {

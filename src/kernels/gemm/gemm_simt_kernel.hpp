@@ -15,7 +15,11 @@
 // Stages - 1 k-tiles wait in registers, their loads in flight. At Stages = 2 a load has one multiply to land, which a second block on the SM
 // covers; at 3 it has two, for a block that is alone on its SM (small M, split-K).
 //
-// Async (cells spelled `simt32`): the k-tile goes from global to shared memory by 4-byte cp.async
+// LoadBits = 32 (cells spelled `simt32`): the same staging loads 4 bytes at a time (a warp reads 2
+// rows x 16 k of a BK = 16 tile, two 64-byte runs), four times the loads of `simt128` into the same
+// registers, for calls whose K or leading dimensions are not multiples of four floats.
+//
+// Async (cells spelled `simtcp32`): the k-tile goes from global to shared memory by 4-byte cp.async
 // instead, each value to its transposed place (a warp copies 8 rows x 4 k a pass: 16-byte runs of
 // global memory, and rows padded by 8 floats put the 32 values in 32 banks), through a ring of
 // Stages buffers. No registers stage the loads (the register-staged block holds 16 across the
@@ -31,10 +35,11 @@
 // are fewer than the SMs (M = 64-128 x 8192^2: 64 tiles of 128 x 128).
 //
 // Preconditions checked by the dispatcher: K, lda and ldb are multiples of 4 elements, and A and
-// B are 16-byte aligned (none for the async cells: 4-byte copies).
+// B are 16-byte aligned (none for 4-byte loads and copies: `simt32`, `simtcp32`).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "fly/arch/copy.hpp"
@@ -52,11 +57,14 @@ namespace fly::kernels {
 template <int W, int E>
 using RunsOfFour = Layout<Shape<Int<W>, _4, Int<E / (4 * W)>>, Stride<_4, _1, Int<4 * W>>>;
 
-template <class WarpLayout, int BM_, int BN_, int BK_, class TD, int Stages_ = 2, int SplitK_ = 1, bool Async_ = false>
+template <class WarpLayout, int BM_, int BN_, int BK_, class TD, int Stages_ = 2, int SplitK_ = 1, bool Async_ = false,
+          int LoadBits_ = 128>
 struct GemmSimtBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_;
   static constexpr int stages = Stages_, split_k = SplitK_;
   static constexpr bool async = Async_;
+  static constexpr int load_bits = LoadBits_;  // register staging's global loads: 16 or 4 bytes
+  static_assert(load_bits == 128 || load_bits == 32, "GemmSimtBlock: the staging loads 16 or 4 bytes at a time");
   static constexpr int reg_stages = stages - 1;  // k-tiles waiting in registers (or, async, in flight)
   static_assert(async ? stages >= 2 && stages <= 4 : stages == 2 || stages == 3,
                 "GemmSimtBlock: stages must be 2 or 3 (k-tiles from load to multiply), 2 to 4 buffers when async");
@@ -69,8 +77,8 @@ struct GemmSimtBlock {
   using TA = float;
   using Acc = float;
   static constexpr int threads = Mma::num_threads;
-  static constexpr int vec = 4;  // floats in a 16-byte load
-  static_assert(BK % vec == 0, "GemmSimtBlock: BK must be a whole number of 16-byte vectors");
+  static constexpr int vec = load_bits / 32;  // floats in one global load of the register staging
+  static_assert(BK % 4 == 0, "GemmSimtBlock: BK must be a whole number of 16-byte vectors");
 
   // [k][m] and [k][n], rows padded by four floats: a warp's transposed stores (16 rows by 2
   // vectors of K at BK = 8) then land in 32 different banks, and each row stays 16-byte aligned.
@@ -87,7 +95,7 @@ struct GemmSimtBlock {
   template <int Rows, int Ld>
   using SmemLayout = Layout<Shape<Int<Rows>, Int<BK>>, Stride<_1, Int<Ld>>>;
 
-  using LoadAtom = Copy_Atom<UniversalCopy128b, float>;   // global -> registers, along K
+  using LoadAtom = Copy_Atom<std::conditional_t<load_bits == 128, UniversalCopy128b, UniversalCopy32b>, float>;  // global -> registers, along K
   using StoreAtom = Copy_Atom<UniversalCopy32b, float>;   // registers -> shared, one k a value
   using FragAtom = Copy_Atom<UniversalCopy128b, float>;   // shared -> fragments, four rows at one k
 

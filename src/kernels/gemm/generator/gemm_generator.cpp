@@ -109,7 +109,8 @@ std::map<std::string, MmaInfo> mma_table() {
 // (gfx942, GemmLdsBlock) buffer-load 16/8-byte vectors into a double-buffered swizzled LDS tile.
 // `simt128` (fp32 on sm_90a, GemmSimtBlock) loads 16-byte vectors along K into registers and
 // stores them transposed into two shared buffers, M- and N-major, for LDS.128 fragments of four rows;
-// `simt32` is the same block fed by 4-byte cp.async straight into a ring of :sN such buffers
+// `simt32` loads 4 bytes at a time into the same registers (any K and leading dimension);
+// `simtcp32` is the same block fed by 4-byte cp.async straight into a ring of :sN such buffers
 // (GemmSimtBlock's Async mode: no staging registers, any K and leading dimension).
 struct CopyInfo {
   std::string cpp;
@@ -121,7 +122,7 @@ struct CopyInfo {
   bool lds = false;
   bool ws = false;  // persistent, warp-specialised (GemmWgmmaWsBlock)
   bool simt = false;  // fp32 FMA from M/N-major shared tiles (GemmSimtBlock)
-  bool simt_async = false;  // the SIMT block fed by cp.async into a ring of buffers (simt32)
+  bool simt_async = false;  // the SIMT block fed by cp.async into a ring of buffers (simtcp32)
 };
 const std::map<std::string, CopyInfo> kCopies = {
     {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
@@ -136,7 +137,8 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"lds128", {"fly::BufferCopy128b", 128, 32, true, false, false, false, true}},
     {"lds64", {"fly::BufferCopy64b", 64, 32, true, false, false, false, true}},
     {"simt128", {"fly::UniversalCopy128b", 128, 128, false, false, false, false, false, false, true}},
-    {"simt32", {"fly::SM90_CpAsync<32>", 32, 32, false, false, false, false, false, false, true, true}},
+    {"simt32", {"fly::UniversalCopy32b", 32, 32, false, false, false, false, false, false, true}},
+    {"simtcp32", {"fly::SM90_CpAsync<32>", 32, 32, false, false, false, false, false, false, true, true}},
 };
 const std::map<std::string, std::string> kDtypeCpp = {
     {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
@@ -421,7 +423,7 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
   const bool async = copy.simt_async;
   if (cell.wk != 1) return "the SIMT block does not split a tile's k-steps among threads: warps MxN";
   if (async && (cell.stages < 2 || cell.stages > 4))
-    return "the async SIMT block (simt32) rings two to four shared buffers: stages must be :s2 to :s4";
+    return "the async SIMT block (simtcp32) rings two to four shared buffers: stages must be :s2 to :s4";
   if (!async && cell.stages != 2 && cell.stages != 3)
     return "the SIMT block keeps two or three k-tiles between load and multiply: stages must be :s2 or :s3";
   if (cell.bm % (4 * cell.wm) != 0 || cell.bn % (4 * cell.wn) != 0)
@@ -441,7 +443,7 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
     if (cell.bm % pass_rows != 0 || cell.bn % pass_rows != 0)
       return "the async SIMT copy covers an operand tile in passes of " + std::to_string(pass_rows) +
              " rows (8 a warp): BM and BN must be multiples of it";
-  } else if (auto why = staging_rejection(cell, threads, cell.bk / 4, 1); !why.empty()) {
+  } else if (auto why = staging_rejection(cell, threads, cell.bk / (copy.bits / 32), 1); !why.empty()) {
     return why;
   }
   // GemmSimtBlock::smem_bytes: the buffers, or the other blocks' copies after split-K's k-loop
@@ -450,7 +452,7 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
   if (auto why = smem_rejection(cell, smem, 0); !why.empty()) return why;
   if (auto why = min_blocks_rejection(cell, threads, smem, (cell.bm / cell.wm) * (cell.bn / cell.wn)); !why.empty())
     return why;
-  align_elems = async ? 1 : 4;
+  align_elems = copy.bits / 32;
   return {};
 }
 
@@ -458,7 +460,7 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
 std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int& align_elems) {
   if (cell.min_blocks && !(copy.staged && !copy.wgmma) && !copy.simt)
     return "the register cap (:b" + std::to_string(cell.min_blocks) +
-           ") is for the cp.async and SIMT blocks (cpasync128, cpasync32, simt128, simt32)";
+           ") is for the cp.async and SIMT blocks (cpasync128, cpasync32, simt128, simt32, simtcp32)";
   if (copy.simt && (cell.target != "sm90a" || cell.ab != "f32"))
     return "copy " + cell.copy + " is the fp32 SIMT block of sm_90a";
   const int threads = mma.threads * cell.wm * cell.wn * cell.wk;
@@ -546,7 +548,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << kDtypeCpp.at(cell.d) << (copy.bits != 128 ? ", " + std::to_string(copy.bits) : std::string()) << ">;\n";
   } else if (copy.simt) {
     f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ", "
-      << cell.stages << ", " << cell.split_k << (copy.simt_async ? ", true" : "") << ">;\n";
+      << cell.stages << ", " << cell.split_k << (copy.simt_async ? ", true" : copy.bits == 32 ? ", false, 32" : "") << ">;\n";
   } else {
     f << "using Block = fly::kernels::GemmBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
       << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n";
@@ -647,7 +649,7 @@ int main(int argc, char** argv) {
         }
         if (cell.split_k != 1 && !kCopies.at(cell.copy).ws && !kCopies.at(cell.copy).simt) {
           emit.reject(cell.name(), "split-K over a cluster (:k" + std::to_string(cell.split_k) +
-                                       ") is the persistent and SIMT blocks' (tmaws, simt128, simt32)");
+                                       ") is the persistent and SIMT blocks' (tmaws, simt128, simt32, simtcp32)");
           continue;
         }
         if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
