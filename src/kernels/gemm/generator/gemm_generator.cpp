@@ -415,6 +415,17 @@ std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy
 }
 // ---- end gfx942 LDS pipeline ----
 
+// GemmSimtBlock::smem_bytes: its buffers (two, or under simtcp32 a ring of :sN, rows padded by 4
+// or 8 floats), or, if larger, the other blocks' copies of its slices after split-K's k-loop. Each
+// SIMT unit static_asserts that the block agrees.
+int simt_smem_bytes(const Cell& cell, const CopyInfo& copy, int threads) {
+  const bool async = copy.simt_async;
+  const int pad = async ? 8 : 4, buffers = async ? cell.stages : 2;
+  const int frag = (cell.bm / cell.wm) * (cell.bn / cell.wn);
+  return std::max(buffers * cell.bk * (cell.bm + pad + cell.bn + pad) * 4,
+                  (cell.split_k - 1) * frag / cell.split_k * threads * 4);
+}
+
 // GemmSimtBlock (what it static_asserts, so that no cell fails to compile): fp32 on sm_90a, no
 // k-groups, two or three k-tiles from load to multiply (:s2, :s3), each thread's rows and columns
 // in whole runs of four, the threads covering each operand tile in whole rows of 16-byte vectors,
@@ -429,8 +440,7 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
   if (cell.bm % (4 * cell.wm) != 0 || cell.bn % (4 * cell.wn) != 0)
     return "a thread's rows and columns come in runs of four: BM a multiple of 4 x " + std::to_string(cell.wm) +
            " and BN of 4 x " + std::to_string(cell.wn);
-  // a thread's accumulators: runs of four by runs of four, so 2 or 4 slices of whole float4s
-  const int frag = (cell.bm / cell.wm) * (cell.bn / cell.wn);
+  // a thread's accumulators are runs of four by runs of four, so 2 or 4 slices of whole float4s
   if (cell.split_k != 1 && cell.split_k != 2 && cell.split_k != 4)
     return ":k" + std::to_string(cell.split_k) + ": the SIMT block splits a tile's K over a cluster of 2 or 4 blocks";
   if (cell.bk % 4 != 0)
@@ -446,9 +456,7 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
   } else if (auto why = staging_rejection(cell, threads, cell.bk / (copy.bits / 32), 1); !why.empty()) {
     return why;
   }
-  // GemmSimtBlock::smem_bytes: the buffers, or the other blocks' copies after split-K's k-loop
-  const int pad = async ? 8 : 4, buffers = async ? cell.stages : 2;
-  const int smem = std::max(buffers * cell.bk * (cell.bm + pad + cell.bn + pad) * 4, (cell.split_k - 1) * frag / cell.split_k * threads * 4);
+  const int smem = simt_smem_bytes(cell, copy, threads);
   if (auto why = smem_rejection(cell, smem, 0); !why.empty()) return why;
   if (auto why = min_blocks_rejection(cell, threads, smem, (cell.bm / cell.wm) * (cell.bn / cell.wn)); !why.empty())
     return why;
@@ -548,7 +556,9 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << kDtypeCpp.at(cell.d) << (copy.bits != 128 ? ", " + std::to_string(copy.bits) : std::string()) << ">;\n";
   } else if (copy.simt) {
     f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ", "
-      << cell.stages << ", " << cell.split_k << (copy.simt_async ? ", true" : copy.bits == 32 ? ", false, 32" : "") << ">;\n";
+      << cell.stages << ", " << cell.split_k << (copy.simt_async ? ", true" : copy.bits == 32 ? ", false, 32" : "") << ">;\n"
+      << "static_assert(Block::smem_bytes == " << simt_smem_bytes(cell, copy, mma.threads * cell.wm * cell.wn * cell.wk)
+      << ", \"the generator's shared-memory check (simt_smem_bytes) and GemmSimtBlock disagree\");\n";
   } else {
     f << "using Block = fly::kernels::GemmBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
       << ", " << copy.cpp << ", " << copy.cpp << ", " << kDtypeCpp.at(cell.d) << ">;\n";

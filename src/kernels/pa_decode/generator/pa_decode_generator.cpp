@@ -187,6 +187,22 @@ const std::map<std::string, std::string> kKind = {{"bf16", "bf16"}, {"f16", "f16
 const std::map<std::string, std::string> kClassEnum = {
     {"bf16", "FLY_DTYPE_BF16"}, {"f16", "FLY_DTYPE_F16"}, {"fp8", "FLY_DTYPE_E4M3FN"}};
 
+// The split-K reduce kernel and the host glue, the same in both targets' units but for the
+// parameters' qualifier (CUDA passes them as __grid_constant__), the launcher and the occupancy
+// query.
+void write_reduce_and_launch(std::ofstream& f, const std::string& n, const char* params, const std::string& launch,
+                             const std::string& blocks_per_sm) {
+  f << "extern \"C\" __global__ void __launch_bounds__(Reduce::threads) " << n << "_reduce(" << params
+    << "fly::kernels::PaDecodeParams p, bool out_bf16) {\n"
+    << fly::gen::device_only("  Reduce::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n", {"p", "out_bf16"})
+    << "}\n\n"
+    << "fly_status_t " << n
+    << "_launch(const fly::dispatch::PaDecodeProblem& problem, const fly::dispatch::PaDecodePlan& plan, void* stream) {\n"
+    << "  return fly::dispatch::" << launch << "<Tile, Reduce::threads>(" << n << ", " << n
+    << "_reduce, problem, plan, stream);\n}\n\n"
+    << "int " << n << "_blocks_per_sm() {\n  return fly::dispatch::" << blocks_per_sm << "<Tile>(" << n << ");\n}\n";
+}
+
 // A gfx942 translation unit (clang-19 -x hip): the kernel, its reduce and the host launch glue.
 void write_tu_gfx942(const std::string& path, const Cell& c) {
   std::ofstream f(path);
@@ -203,15 +219,8 @@ void write_tu_gfx942(const std::string& path, const Cell& c) {
     << fly::gen::device_only("  __shared__ __attribute__((aligned(16))) unsigned char smem[Tile::smem_bytes];\n"
                              "  Body::run(p, smem, int(blockIdx.x), int(threadIdx.x));\n",
                              {"p"})
-    << "}\n\n"
-    << "extern \"C\" __global__ void __launch_bounds__(Reduce::threads) " << n
-    << "_reduce(const fly::kernels::PaDecodeParams p, bool out_bf16) {\n"
-    << fly::gen::device_only("  Reduce::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n", {"p", "out_bf16"})
-    << "}\n\n"
-    << "fly_status_t " << n
-    << "_launch(const fly::dispatch::PaDecodeProblem& problem, const fly::dispatch::PaDecodePlan& plan, void* stream) {\n"
-    << "  return fly::dispatch::launch_pa_decode_hip<Tile, Reduce::threads>(" << n << ", " << n << "_reduce, problem, plan, stream);\n}\n\n"
-    << "int " << n << "_blocks_per_sm() {\n  return fly::dispatch::pa_decode_blocks_per_cu_hip<Tile>(" << n << ");\n}\n";
+    << "}\n\n";
+  write_reduce_and_launch(f, n, "const ", "launch_pa_decode_hip", "pa_decode_blocks_per_cu_hip");
 }
 
 void write_tu(const std::string& path, const Cell& c) {
@@ -255,15 +264,8 @@ void write_tu(const std::string& path, const Cell& c) {
                                {"p"})
       << "}\n\n";
   }
-  f << "extern \"C\" __global__ void __launch_bounds__(Reduce::threads) " << n
-    << "_reduce(const __grid_constant__ fly::kernels::PaDecodeParams p, bool out_bf16) {\n"
-    << fly::gen::device_only("  Reduce::run(p, out_bf16, int64_t(blockIdx.x), int(threadIdx.x));\n", {"p", "out_bf16"})
-    << "}\n\n"
-    << "fly_status_t " << n
-    << "_launch(const fly::dispatch::PaDecodeProblem& problem, const fly::dispatch::PaDecodePlan& plan, void* stream) {\n"
-    << "  return fly::dispatch::" << (c.tma ? "launch_pa_decode_tma_cuda" : "launch_pa_decode_cuda")
-    << "<Tile, Reduce::threads>(" << n << ", " << n << "_reduce, problem, plan, stream);\n}\n\n"
-    << "int " << n << "_blocks_per_sm() {\n  return fly::dispatch::pa_decode_blocks_per_sm<Tile>(" << n << ");\n}\n";
+  write_reduce_and_launch(f, n, "const __grid_constant__ ", c.tma ? "launch_pa_decode_tma_cuda" : "launch_pa_decode_cuda",
+                          "pa_decode_blocks_per_sm");
 }
 
 void write_registry(const std::string& path, const std::vector<Cell>& cells) {
