@@ -9,7 +9,7 @@
 // reads four k of one row per LDS.128 instead, which holds 64 operand registers per chunk of K
 // where this block holds 16 per k (docs/gemm-log.md, "Seventeenth session").
 //
-// Stages (register-staged, `simt128`): the k-tiles between a k-tile's global load and its
+// Stages (register-staged: `simt128`, `simt32`): the k-tiles between a k-tile's global load and its
 // multiply. Two shared buffers and one barrier a k-tile whatever the stages: the k-tile being
 // multiplied is in one buffer, the next is stored into the other once the multiply is done, and
 // Stages - 1 k-tiles wait in registers, their loads in flight. At Stages = 2 a load has one multiply to land, which a second block on the SM
@@ -25,8 +25,9 @@
 // Stages buffers. No registers stage the loads (the register-staged block holds 16 across the
 // multiply, and its loads and transposed stores are 20 instructions a k-tile where these are 16),
 // and any K and leading dimension will do (4-byte copies need no 16-byte vectors). ptxas places
-// a k step's shared loads as it does for the register-staged block (docs/gemm-log.md,
-// "Twenty-second session").
+// a k step's shared loads as it does for the register-staged block, and the copies cost more than
+// they save: slower than `simt32` at every fp32 tuning shape, so no grid cell uses the mode
+// (docs/gemm-log.md, "Twenty-second session", "Twenty-third session").
 //
 // SplitK (2 or 4): the blocks of a cluster of SplitK (consecutive blockIdx.x) share one tile,
 // each multiplying an even share of its k-tiles (gemm_split_k.hpp); then each stores the slices
