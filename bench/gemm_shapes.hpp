@@ -25,7 +25,7 @@ inline constexpr Shape kFp8BenchShapes[] = {{32, 14336, 4096},  {96, 8192, 8192}
                                             {256, 8192, 8192},  {1024, 8192, 8192},  {2048, 8192, 8192}};
 
 // fp32 only: calls whose K, and so lda and ldb, is not a multiple of four floats (16 bytes), which
-// only the 4-byte-copy cells run (cpasync32, simt32, u32; variants.txt): a square, a decode row
+// only the 4-byte cells run (cpasync32, simt32; variants.txt): a square, a decode row
 // and an M = 128 batch, one k short of the aligned rows.
 inline constexpr Shape kF32OddKBenchShapes[] = {{2048, 2048, 2047}, {16, 8192, 8191}, {128, 8192, 8191}};
 

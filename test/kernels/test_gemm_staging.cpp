@@ -24,7 +24,7 @@ using namespace fly;
 // the element of each (row, k) at offset(row, k): A/B's inside rows_left x k_left, zero outside;
 // every other element of the stage keeps its poison. ld: the global rows' pitch, BK + ld_pad.
 template <int Rows, int BK, class U = uint8_t, class Load, class Offset>
-void check_stage_bytes(size_t stage_elems, int threads, int rows_left, int k_left, Load load, Offset offset,
+void check_stage_elements(size_t stage_elems, int threads, int rows_left, int k_left, Load load, Offset offset,
                        int ld_pad = 48) {
   const int64_t ld = BK + ld_pad;
   const U poison = U(0xEEEEEEEEu);
@@ -54,7 +54,7 @@ void check_stage(int rows_left, int k_left, int ld_pad = 48) {
   using T = typename Block::TA;
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>;
   constexpr int BK = Block::BK, ld_smem = Block::ld_smem;
-  check_stage_bytes<Rows, BK, U>(
+  check_stage_elements<Rows, BK, U>(
       size_t(Rows * ld_smem), Block::threads, rows_left, k_left,
       [&](U const* g, int64_t ld, U* stage, int thr) {
         Block::template load_tile<Rows>(reinterpret_cast<T const*>(g), ld,
@@ -135,7 +135,7 @@ TEST(GemmStaging, SharedMemoryFitsAndRowsStayAligned) {
 template <class Block, int Rows>
 void check_swizzled_stage(int rows_left, int k_left) {
   constexpr int BK = Block::BK;
-  check_stage_bytes<Rows, BK>(
+  check_stage_elements<Rows, BK>(
       size_t(Rows * BK), Block::threads, rows_left, k_left,
       [&](uint8_t const* g, int64_t ld, uint8_t* stage, int thr) {
         Block::template load_tile<Rows>(reinterpret_cast<float8_e4m3fn const*>(g), ld,

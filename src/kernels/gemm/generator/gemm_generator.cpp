@@ -415,6 +415,9 @@ std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy
 }
 // ---- end gfx942 LDS pipeline ----
 
+// A cell's block of threads: the MMA atom's threads times its warps along M, N and K.
+int block_threads(const Cell& cell, const MmaInfo& mma) { return mma.threads * cell.wm * cell.wn * cell.wk; }
+
 // GemmSimtBlock::smem_bytes: its buffers (two, or under simtcp32 a ring of :sN, rows padded by 4
 // or 8 floats), or, if larger, the other blocks' copies of its slices after split-K's k-loop. Each
 // SIMT unit static_asserts that the block agrees.
@@ -471,7 +474,7 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
            ") is for the cp.async and SIMT blocks (cpasync128, cpasync32, simt128, simt32, simtcp32)";
   if (copy.simt && (cell.target != "sm90a" || cell.ab != "f32"))
     return "copy " + cell.copy + " is the fp32 SIMT block of sm_90a";
-  const int threads = mma.threads * cell.wm * cell.wn * cell.wk;
+  const int threads = block_threads(cell, mma);
   if (threads > 1024) return std::to_string(threads) + " threads exceed a block's 1024";
   const int step_m = mma.atom_m * cell.wm, step_n = mma.atom_n * cell.wn;
   // the block tile must be a whole number of MMA steps: zipped_divide covers it exactly
@@ -557,7 +560,7 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
   } else if (copy.simt) {
     f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ", "
       << cell.stages << ", " << cell.split_k << (copy.simt_async ? ", true" : copy.bits == 32 ? ", false, 32" : "") << ">;\n"
-      << "static_assert(Block::smem_bytes == " << simt_smem_bytes(cell, copy, mma.threads * cell.wm * cell.wn * cell.wk)
+      << "static_assert(Block::smem_bytes == " << simt_smem_bytes(cell, copy, block_threads(cell, mma))
       << ", \"the generator's shared-memory check (simt_smem_bytes) and GemmSimtBlock disagree\");\n";
   } else {
     f << "using Block = fly::kernels::GemmBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
