@@ -299,21 +299,28 @@ fi
 # (logs/ncu_gemm_source_<row>.csv, ncu's source page), as NCU_SOURCE does for the decode.
 # NCU_GEMM_KERNEL (an ncu -k filter, default regex:gemm_sm90a, fly's kernels) profiles another
 # kernel of those rows: regex:nvjet for cuBLASLt's in its rows (its tile, grid, cluster; the launch
-# profiled is the fourth, of the first algorithm the row tries, not necessarily its fastest).
+# profiled is the fourth, of the first algorithm the row tries, not necessarily its fastest); a
+# row written row@<filter> uses that filter for its own kernel (e.g. cuBLAS's sgemm in an f32 row).
+# NCU_GEMM_SECTIONS="<ncu section> ..." adds sections to those rows' profiles, e.g.
+# MemoryWorkloadAnalysis_Tables (shared-memory wavefronts and bank conflicts per instruction kind).
 if [[ -x build/cuda/bench/fly_bench ]]; then
   ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  ncu_gemm_more=""
+  for section in ${NCU_GEMM_SECTIONS:-}; do ncu_gemm_more+=" --section $section"; done
   for row in ${NCU_GEMM:-}; do
-    echo "== ncu $row" >>"$out/ncu_gemm.txt"
+    kernel=${NCU_GEMM_KERNEL:-regex:gemm_sm90a}
+    [[ $row == *@* ]] && { kernel=${row#*@}; row=${row%@*}; }  # row@<ncu -k filter>: that row's own kernel
+    echo "== ncu $row ($kernel)" >>"$out/ncu_gemm.txt"
     # NCU_DEADLINE (seconds from the start, default 500): no row runs past it, so that the summary
     # and the logs still come back inside one 10-minute device call.
     left=$(seconds_until "${NCU_DEADLINE:-500}" 150)
     if ((left < 20)); then echo "   not run: past NCU_DEADLINE" >>"$out/ncu_gemm.txt"; continue; fi
-    timeout "$left" "$ncu" $ncu_clocks -k "${NCU_GEMM_KERNEL:-regex:gemm_sm90a}" --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+    timeout "$left" "$ncu" $ncu_clocks -k "$kernel" --launch-skip 3 --launch-count 1 --section SpeedOfLight \
       --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
-      --section LaunchStats build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" \
+      --section LaunchStats $ncu_gemm_more build/cuda/bench/fly_bench --benchmark_min_time=0.01 "--benchmark_filter=$row" \
       >>"$out/ncu_gemm.txt" 2>&1
     if [[ ${NCU_GEMM_SOURCE:-0} == 1 ]]; then
-      ncu_source ncu_gemm_source "$row" -k "${NCU_GEMM_KERNEL:-regex:gemm_sm90a}" --launch-skip 3 --launch-count 1
+      ncu_source ncu_gemm_source "$row" -k "$kernel" --launch-skip 3 --launch-count 1
     fi
   done
 fi
