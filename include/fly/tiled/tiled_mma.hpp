@@ -30,10 +30,31 @@ struct TiledMMA {
   static constexpr int num_threads = AtomThreads * WarpsM * WarpsN * WarpsK;
   static_assert(rank_v<typename WarpLayout::shape_type> == 3, "fly::TiledMMA: the warp layout is (M, N, K)");
 
-  // (atom thread, warp m, warp n, warp k) of a thread index, warps in the warp layout's shape order.
+  // Warp w's coordinate in mode I of the warp layout, as CuTe's TiledMMA reads its thread layout:
+  // the layout maps a warp's (m, n, k) to its index, so each leaf of the mode is (w / stride) %
+  // shape, and a mode's leaves flatten colexicographically. The default compact layout is plain
+  // idx2crd over the shape; other strides place the warps otherwise (e.g. the fp32 FMA atom's
+  // one-thread "warps" as 4 x 8 lanes of each hardware warp).
+  template <int I>
+  FLY_HD static int warp_coord(int w) {
+    using S = decltype(flatten_to_tuple(get<I>(typename WarpLayout::shape_type{})));
+    using D = decltype(flatten_to_tuple(get<I>(typename WarpLayout::stride_type{})));
+    return [w]<int... L>(seq<L...>) {
+      constexpr int extent[] = {int(std::tuple_element_t<L, S>::value)...};
+      constexpr int step[] = {int(std::tuple_element_t<L, D>::value)...};
+      int coord = 0, scale = 1;
+      for (int l = 0; l < int(sizeof...(L)); ++l) {
+        if (step[l] != 0) coord += w / step[l] % extent[l] * scale;
+        scale *= extent[l];
+      }
+      return coord;
+    }(make_seq<rank_v<S>>{});
+  }
+
+  // (atom thread, warp m, warp n, warp k) of a thread index.
   FLY_HD static auto thread_coord(int thr) {
-    auto w = idx2crd(thr / AtomThreads, typename WarpLayout::shape_type{});
-    return make_tuple(thr % AtomThreads, int(get<0>(w)), int(get<1>(w)), int(get<2>(w)));
+    const int w = thr / AtomThreads;
+    return make_tuple(thr % AtomThreads, warp_coord<0>(w), warp_coord<1>(w), warp_coord<2>(w));
   }
 
   // ((AtomThr, AtomVal), ((Warps0, Rest0), (Warps1, Rest1))) for an operand tile (X, Y).

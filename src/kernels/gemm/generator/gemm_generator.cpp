@@ -160,19 +160,21 @@ struct Cell {
   bool next_batch = false;           // :nb, the next tile's first batch issued under the epilogue
   int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent and SIMT blocks)
   int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
+  int lanes_m = 0, lanes_n = 0;      // :lAxB, each warp's 32 threads as A x B of the WM x WN (the SIMT block)
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
            (wk > 1 ? "x" + std::to_string(wk) : std::string()) + (mfma ? "_m" + std::to_string(mfma) : std::string()) +
            "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string()) +
            (split_k > 1 ? "_k" + std::to_string(split_k) : std::string()) +
-           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) + (tma_store ? (warp_store ? "_stw" : "_st") : "") + (next_batch ? "_nb" : "");
+           (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) +
+           (lanes_m ? "_l" + std::to_string(lanes_m) + "x" + std::to_string(lanes_n) : std::string()) + (tma_store ? (warp_store ? "_stw" : "_st") : "") + (next_batch ? "_nb" : "");
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:st|:stw][:nb]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:lAxB][:st|:stw][:nb]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(:stw?)?(:nb)?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(?::l(\d+)x(\d+))?(:stw?)?(:nb)?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -187,9 +189,11 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.cluster_n = m[10].matched ? std::stoi(m[10]) : 1;
   cell.split_k = m[11].matched ? std::stoi(m[11]) : 1;
   cell.min_blocks = m[12].matched ? std::stoi(m[12]) : 0;
-  cell.tma_store = m[13].matched;
-  cell.warp_store = m[13].matched && m[13].str() == ":stw";
-  cell.next_batch = m[14].matched;
+  cell.lanes_m = m[13].matched ? std::stoi(m[13]) : 0;
+  cell.lanes_n = m[14].matched ? std::stoi(m[14]) : 0;
+  cell.tma_store = m[15].matched;
+  cell.warp_store = m[15].matched && m[15].str() == ":stw";
+  cell.next_batch = m[16].matched;
   // (:k1 would drop out of the name, a second cell of the same name)
   return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1 &&
          (!m[11].matched || cell.split_k >= 2);
@@ -459,6 +463,9 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
   } else if (auto why = staging_rejection(cell, threads, cell.bk / (copy.bits / 32), 1); !why.empty()) {
     return why;
   }
+  if (cell.lanes_m && (cell.lanes_m * cell.lanes_n != 32 || cell.wm % cell.lanes_m != 0 || cell.wn % cell.lanes_n != 0))
+    return ":l" + std::to_string(cell.lanes_m) + "x" + std::to_string(cell.lanes_n) + ": a warp's 32 threads as A x B (A B = 32) of the " +
+           std::to_string(cell.wm) + "x" + std::to_string(cell.wn) + " threads, A dividing WM and B WN";
   const int smem = simt_smem_bytes(cell, copy, threads);
   if (auto why = smem_rejection(cell, smem, 0); !why.empty()) return why;
   if (auto why = min_blocks_rejection(cell, threads, smem, (cell.bm / cell.wm) * (cell.bn / cell.wn)); !why.empty())
@@ -474,6 +481,8 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
            ") is for the cp.async and SIMT blocks (cpasync128, cpasync32, simt128, simt32, simtcp32)";
   if (copy.simt && (cell.target != "sm90a" || cell.ab != "f32"))
     return "copy " + cell.copy + " is the fp32 SIMT block of sm_90a";
+  if (cell.lanes_m && !copy.simt) return "the warp's lane layout (:l" + std::to_string(cell.lanes_m) + "x" +
+                                         std::to_string(cell.lanes_n) + ") is the SIMT block's (simt128, simt32)";
   const int threads = block_threads(cell, mma);
   if (threads > 1024) return std::to_string(threads) + " threads exceed a block's 1024";
   const int step_m = mma.atom_m * cell.wm, step_n = mma.atom_n * cell.wn;
@@ -513,12 +522,25 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
   return {};
 }
 
+// The tiled MMA's layout of warps (M, N, K): compact column-major, or under :lAxB (the SIMT block,
+// whose "warps" are threads) each hardware warp's lanes an A x B block of the WM x WN, the warps
+// column-major over the blocks: thread A b + a + 32 w for (m, n) = (a + A (w % (WM/A)), b + B (w /
+// (WM/A))). A warp's LDS.128 of A then reads A runs of four rows and its LDS.128 of B B runs, where
+// the column-major 16 x 16 reads 16 and 2 (two shared wavefronts a k step fewer).
+std::string warp_layout(const Cell& cell) {
+  auto i = [](int v) { return "fly::Int<" + std::to_string(v) + ">"; };
+  if (!cell.lanes_m)
+    return "fly::Layout<fly::Shape<" + i(cell.wm) + ", " + i(cell.wn) + ", " + i(cell.wk) + ">>";
+  const int a = cell.lanes_m, b = cell.lanes_n, warps_m = cell.wm / a;
+  return "fly::Layout<fly::Shape<fly::Shape<" + i(a) + ", " + i(warps_m) + ">, fly::Shape<" + i(b) + ", " + i(cell.wn / b) +
+         ">, " + i(1) + ">, fly::Stride<fly::Stride<" + i(1) + ", " + i(32) + ">, fly::Stride<" + i(a) + ", " +
+         i(32 * warps_m) + ">, " + i(0) + ">>";
+}
+
 void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, const CopyInfo& copy) {
   std::ofstream f(path);
   const bool cuda = cell.target == "sm90a";
-  const std::string warps =
-      "fly::Layout<fly::Shape<fly::Int<" + std::to_string(cell.wm) + ">, fly::Int<" + std::to_string(cell.wn) +
-      ">, fly::Int<" + std::to_string(cell.wk) + ">>>";
+  const std::string warps = warp_layout(cell);
   const std::string tile = std::to_string(cell.bm) + ", " + std::to_string(cell.bn) + ", " + std::to_string(cell.bk);
   f << "// Generated by fly_gemm_generator from src/kernels/gemm/variants*.txt. Do not edit.\n";
   f << "// " << cell.name() << "\n";
