@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <memory>
 #include <random>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -34,13 +33,9 @@ using Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16,
 using Split4 = kernels::GemmSimtBlock<Layout<Shape<_8, _16, _1>>, 64, 128, 16, float, 3, 4>;
 using SmallSplit2 = kernels::GemmSimtBlock<Layout<Shape<_8, _8, _1>>, 64, 64, 8, float, 2, 2>;
 using FlatSplit4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 64, 128, 16, float, 3, 4>;  // 4 x 8 a thread
-// fed by 4-byte cp.async into a ring of 2 or 3 buffers (simtcp32)
-using Async2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, true>;
-using Async3 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 1, true>;
-using AsyncSplit2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, true>;
 // staging by 4-byte loads (simt32)
-using Load4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, false, 32>;
-using Load4Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, false, 32>;
+using Load4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, 32>;
+using Load4Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, 32>;
 
 // Runs every thread's load and store of one operand's Rows x BK k-tile into a poisoned shared
 // buffer and checks each element's place and value.
@@ -208,44 +203,6 @@ TEST(GemmSimt, SharedMemoryHoldsTwoBuffers) {
     EXPECT_EQ((4 * ld) % 32, 16);
   }
 }
-TEST(GemmSimt, AsyncCopyRingsItsBuffersPaddedByEight) {
-  EXPECT_EQ(Async2::smem_bytes, 2 * 16 * (136 + 136) * 4);
-  EXPECT_EQ(Async3::smem_bytes, 3 * 16 * (136 + 136) * 4);
-  // a warp's copy pass (rows r..r+7 at k..k+3) lands in 32 distinct banks: ld = 8 (mod 32) words,
-  // and a row of the [k][m] tile stays 16-byte aligned for the fragments' LDS.128
-  for (int ld : {Async2::ld_a, Async2::ld_b}) {
-    EXPECT_EQ(ld % 32, 8);
-    EXPECT_EQ(ld % 4, 0);
-  }
-}
-
-// The async copy's thread layout: each thread copies every (row, k) of an operand tile once, and a
-// warp's copies of one pass are 8 rows x 4 k (16-byte runs of global memory, 32 banks of shared).
-TEST(GemmSimt, AsyncCopyCoversTheTileOnceInEightRowRuns) {
-  using Copy = Async2::AsyncLoader<128>::Copy;
-  auto coords = make_layout(make_shape(_128{}, _16{}), make_stride(_16{}, _1{}));  // (row, k) -> row * 16 + k
-  std::vector<int> seen(128 * 16, 0);
-  for (int t = 0; t < Async2::threads; ++t) {
-    auto [part, base] = Copy::partition_layout(coords, t);
-    ASSERT_EQ(int(size(part)), 8) << "values a thread";
-    for (int i = 0; i < int(size(part)); ++i) ++seen[size_t(int(base) + int(part(i)))];
-  }
-  for (int e = 0; e < 128 * 16; ++e) ASSERT_EQ(seen[size_t(e)], 1) << "(row, k) = (" << e / 16 << ", " << e % 16 << ")";
-  for (int i = 0; i < 8; ++i) {  // value i of the 32 lanes of warp 1
-    std::set<int> rows, ks, banks;
-    for (int lane = 0; lane < 32; ++lane) {
-      auto [part, base] = Copy::partition_layout(coords, 32 + lane);
-      const int at = int(base) + int(part(i)), row = at / 16, k = at % 16;
-      rows.insert(row);
-      ks.insert(k);
-      banks.insert((k * Async2::ld_a + row) % 32);
-    }
-    EXPECT_EQ(rows.size(), 8u);
-    EXPECT_EQ(ks.size(), 4u);
-    EXPECT_EQ(*ks.rbegin() - *ks.begin(), 3) << "four consecutive k: one 16-byte run a row";
-    EXPECT_EQ(banks.size(), 32u);
-  }
-}
 
 // Every block of the grid with its threads as host threads (one std::barrier standing for
 // __syncthreads, and for split-K one across the cluster's blocks, each with its own shared
@@ -330,16 +287,6 @@ TEST(GemmSimt, ThreeStagesMatchTheReference) {
   // 1, 2, 3 and 7 k-tiles (odd and even counts, K inside the last); one tile of blocks, as each
   // block is 256 host threads (slow under the sanitizers)
   for (int k : {4, 20, 48, 100}) check_block<Deep3>(70, 100, k, 0.5f);
-}
-
-// K and leading dimensions that are not multiples of 4 (lda = K + 4, ldb = K + 8): the 4-byte
-// copies need no 16-byte vectors.
-TEST(GemmSimt, AsyncCopyMatchesTheReference) {
-  check_block<Async2>(128, 128, 64, 0.f);  // whole tiles, 4 k-tiles
-  check_block<Async2>(100, 70, 37, 1.f);   // M, N off the tile; K = 37, odd leading dimensions
-  for (int k : {3, 20, 48, 101}) check_block<Async3>(70, 100, k, 0.5f);  // 1, 2, 3 and 7 k-tiles
-  check_block<AsyncSplit2>(100, 70, 85, -1.f);  // 6 k-tiles over 2 blocks, the last of 5
-  check_block<AsyncSplit2>(40, 100, 12, 0.f);   // one k-tile: the second block's share is empty
 }
 
 // The staging's 4-byte loads (simt32): K and leading dimensions not multiples of 4.
