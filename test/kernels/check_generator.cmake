@@ -72,7 +72,7 @@ set(expect
   "reject gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s4_b4: :b4: 4 blocks of 73728 bytes of shared memory .and 1 KB each reserved. exceed an SM's 233472"
   "reject gemm_sm90a_f32_f32_16x32x64_w1x32x8_cpasync128_s2_b8: :b8: a cap of 32 registers leaves no room beside 16 accumulators a thread"
   "reject gemm_sm90a_f32_f32_64x64x16_w16x16_cpasync128_s2_b9: :b9: 9 blocks of 256 threads exceed an SM's 2048"
-  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_b2: the register cap .:b2. is for the cp.async and SIMT blocks .cpasync128, cpasync32, simt128, simt32, simtcp32."
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_b2: the register cap .:b2. is for the cp.async and SIMT blocks .cpasync128, cpasync32, simt128, simt32."
   "reject gemm_sm90a_e4m3fn_bf16_128x128x256_w8x1_tmaws_s4: BK=256: a warp-specialised stage is one 128-byte swizzle atom of K"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s1: a TMA ring needs 2 stages at least"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s5: 5 stages need 246864 bytes of shared memory"
@@ -86,13 +86,9 @@ set(expect
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s4_k3: :k3: the warp-specialised block splits a tile's K over a cluster of 2 or 4 blocks"
   "reject gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s4_c1x2_k2: :k2: a split-K cluster shares no loads and stores D directly"
   "reject gemm_sm90a_e4m3fn_bf16_128x256x128_w8x1_tmaws_s3_k2_st: :k2: a split-K cluster shares no loads and stores D directly"
-  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_k2: split-K over a cluster .:k2. is the persistent and SIMT blocks' .tmaws, simt128, simt32, simtcp32."
+  "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w1x4_wgmma_s4_k2: split-K over a cluster .:k2. is the persistent and SIMT blocks' .tmaws, simt128, simt32."
   "file sm90a [^\n]*/gemm_sm90a_f32_f32_128x128x16_w16x16_simt32_s3_k2.cu"
   "reject gemm_sm90a_f32_f32_32x32x32_w4x4_simt32_s2: 16 threads cannot cover a 32x32 tile in whole rows of 32 vectors"
-  "file sm90a [^\n]*/gemm_sm90a_f32_f32_128x128x16_w16x16_simtcp32_s3.cu"
-  "reject gemm_sm90a_f32_f32_128x128x16_w16x16_simtcp32_s5: the async SIMT block .simtcp32. rings two to four shared buffers: stages must be :s2 to :s4"
-  "reject gemm_sm90a_f32_f32_128x32x16_w32x8_simtcp32_s2: the async SIMT copy covers an operand tile in passes of 64 rows .8 a warp.: BM and BN must be multiples of it"
-  "reject gemm_sm90a_f32_f32_32x32x16_w4x4_simtcp32_s2: the async SIMT copy lays out whole warps: 16 threads is not a multiple of 32"
   "file sm90a [^\n]*/gemm_sm90a_f32_f32_16x32x64_w1x32x8_cpasync32_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync32_s4.cu"
   "reject gemm_sm90a_f32_f32_16x16x64_w1x16_cpasync32_s2: 16 threads cannot cover a 16x64 tile in whole rows of 64 vectors"
@@ -110,6 +106,10 @@ set(expect
   "reject gemm_gfx942_e4m3fnuz_f32_64x64x128_w2x2_m32_buf128_s1: the MFMA choice :m32 is for the LDS pipeline .lds128, lds64."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_lds128_s2: copy lds128 is a gfx942 pipeline .buffer loads into LDS."
   # ---- end gfx942 LDS pipeline
+  "file sm90a [^\n]*/gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2_l4x8.cu"
+  "reject gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_l4x4: :l4x4: a warp's 32 threads as A x B .A B = 32. of the 16x16 threads"
+  "reject gemm_sm90a_f32_f32_64x64x16_w8x8_simt128_s2_l16x2: :l16x2: a warp's 32 threads as A x B .A B = 32. of the 8x8 threads"
+  "reject gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s4_l4x8: the warp's lane layout .:l4x8. is the SIMT block's"
   "registry [^\n]* 29\n")
 fly_check_generator_output("${out}" ${expect})
 
@@ -145,12 +145,13 @@ fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2 "#include 
   "static_assert(Block::smem_bytes == 33792, ")
 fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s3_k2
   "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float, 3, 2>")
-fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simtcp32_s3
-  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float, 3, 1, true>"
+fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt32_s3_k2
+  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float, 3, 2, 32>"
   # the body for the device pass alone (the host pass compiles the launch stub only)
   "{\n#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)\n" "#else\n  (void)p;\n#endif\n}")
-fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt32_s3_k2
-  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float, 3, 2, false, 32>")
+# :l4x8: lanes 0-3 down M (stride 1), 8 of them across N (stride 4), the warps 32 apart: 4 down M, 2 across N
+fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2_l4x8
+  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Shape<fly::Int<4>, fly::Int<4>>, fly::Shape<fly::Int<8>, fly::Int<2>>, fly::Int<1>>, fly::Stride<fly::Stride<fly::Int<1>, fly::Int<32>>, fly::Stride<fly::Int<4>, fly::Int<128>>, fly::Int<0>>>, 128, 128, 16, float, 2, 1>")
 fly_expect_in_unit(gemm_sm90a_f32_f32_16x32x64_w1x32x8_cpasync32_s4
   "GemmCpAsyncBlock<fly::SM90_FMA_F32, fly::Layout<fly::Shape<fly::Int<1>, fly::Int<32>, fly::Int<8>>>, 16, 32, 64, 4, float, 32>")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_k2

@@ -34,13 +34,13 @@ using Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16,
 using Split4 = kernels::GemmSimtBlock<Layout<Shape<_8, _16, _1>>, 64, 128, 16, float, 3, 4>;
 using SmallSplit2 = kernels::GemmSimtBlock<Layout<Shape<_8, _8, _1>>, 64, 64, 8, float, 2, 2>;
 using FlatSplit4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 64, 128, 16, float, 3, 4>;  // 4 x 8 a thread
-// fed by 4-byte cp.async into a ring of 2 or 3 buffers (simtcp32)
-using Async2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, true>;
-using Async3 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 1, true>;
-using AsyncSplit2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, true>;
+// each warp's 32 threads as 4 x 8 of the 16 x 16 (:l4x8), alone and split over a cluster of 2
+using Lanes4x8 = Layout<Shape<Shape<_4, _4>, Shape<_8, _2>, _1>, Stride<Stride<_1, _32>, Stride<_4, _128>, _0>>;
+using Lanes = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float>;
+using LanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 3, 2>;
 // staging by 4-byte loads (simt32)
-using Load4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, false, 32>;
-using Load4Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, false, 32>;
+using Load4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, 32>;
+using Load4Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, 32>;
 
 // Runs every thread's load and store of one operand's Rows x BK k-tile into a poisoned shared
 // buffer and checks each element's place and value.
@@ -149,6 +149,42 @@ TEST(GemmSimt, FragmentsAreRunsOfFourReadOnce) {
   check_fragments<Deep, 1>();
   check_fragments<Flat, 0>();
   check_fragments<Flat, 1>();
+  check_fragments<Lanes, 0>();
+  check_fragments<Lanes, 1>();
+}
+
+// A k step's LDS.128 of one operand, warp by warp: the distinct 16-byte runs its 32 threads read
+// at k = 0, fragment value 0. Shared memory serves 128 bytes a wavefront, so up to 8 runs of one
+// 128-byte row are one wavefront. The column-major 16 x 16 warp is 16 x 2 threads (16 runs of A,
+// 2 of B); :l4x8 makes it 4 x 8 (4 and 8: one wavefront each).
+template <class Block, int Operand>
+std::vector<int> runs_a_warp_reads() {
+  using Mma = typename Block::Mma;
+  constexpr int Rows = Operand == 0 ? Block::BM : Block::BN, Ld = Operand == 0 ? Block::ld_a : Block::ld_b;
+  typename Block::template SmemLayout<Rows, Ld> smem{};
+  std::vector<int> runs;
+  for (int warp = 0; warp < Mma::num_threads / 32; ++warp) {
+    std::set<int> distinct;
+    for (int thr = 32 * warp; thr < 32 * warp + 32; ++thr) {
+      auto [part, base] = [&] {
+        if constexpr (Operand == 0) {
+          return Mma{}.get_slice(thr).partition_layout_A(smem);
+        } else {
+          return Mma{}.get_slice(thr).partition_layout_B(smem);
+        }
+      }();
+      distinct.insert((int(base) + int(part(0, 0, 0))) / 4);
+    }
+    runs.push_back(int(distinct.size()));
+  }
+  return runs;
+}
+
+TEST(GemmSimt, LaneLayoutSetsTheRunsAWarpReads) {
+  EXPECT_EQ((runs_a_warp_reads<Deep, 0>()), std::vector<int>(8, 16));
+  EXPECT_EQ((runs_a_warp_reads<Deep, 1>()), std::vector<int>(8, 2));
+  EXPECT_EQ((runs_a_warp_reads<Lanes, 0>()), std::vector<int>(8, 4));
+  EXPECT_EQ((runs_a_warp_reads<Lanes, 1>()), std::vector<int>(8, 8));
 }
 
 // The accumulators' (row, column) over all threads: each of the BM x BN outputs once, and each
@@ -191,6 +227,7 @@ TEST(GemmSimt, EveryOutputHasOneOwner) {
   check_outputs<Tall>();
   check_outputs<Small>();
   check_outputs<Flat>();
+  check_outputs<Lanes>();
 }
 
 TEST(GemmSimt, SharedMemoryHoldsTwoBuffers) {
@@ -206,44 +243,6 @@ TEST(GemmSimt, SharedMemoryHoldsTwoBuffers) {
   for (int ld : {Wide::ld_a, Tall::ld_b, Small::ld_a}) {
     EXPECT_EQ(ld % 4, 0);
     EXPECT_EQ((4 * ld) % 32, 16);
-  }
-}
-TEST(GemmSimt, AsyncCopyRingsItsBuffersPaddedByEight) {
-  EXPECT_EQ(Async2::smem_bytes, 2 * 16 * (136 + 136) * 4);
-  EXPECT_EQ(Async3::smem_bytes, 3 * 16 * (136 + 136) * 4);
-  // a warp's copy pass (rows r..r+7 at k..k+3) lands in 32 distinct banks: ld = 8 (mod 32) words,
-  // and a row of the [k][m] tile stays 16-byte aligned for the fragments' LDS.128
-  for (int ld : {Async2::ld_a, Async2::ld_b}) {
-    EXPECT_EQ(ld % 32, 8);
-    EXPECT_EQ(ld % 4, 0);
-  }
-}
-
-// The async copy's thread layout: each thread copies every (row, k) of an operand tile once, and a
-// warp's copies of one pass are 8 rows x 4 k (16-byte runs of global memory, 32 banks of shared).
-TEST(GemmSimt, AsyncCopyCoversTheTileOnceInEightRowRuns) {
-  using Copy = Async2::AsyncLoader<128>::Copy;
-  auto coords = make_layout(make_shape(_128{}, _16{}), make_stride(_16{}, _1{}));  // (row, k) -> row * 16 + k
-  std::vector<int> seen(128 * 16, 0);
-  for (int t = 0; t < Async2::threads; ++t) {
-    auto [part, base] = Copy::partition_layout(coords, t);
-    ASSERT_EQ(int(size(part)), 8) << "values a thread";
-    for (int i = 0; i < int(size(part)); ++i) ++seen[size_t(int(base) + int(part(i)))];
-  }
-  for (int e = 0; e < 128 * 16; ++e) ASSERT_EQ(seen[size_t(e)], 1) << "(row, k) = (" << e / 16 << ", " << e % 16 << ")";
-  for (int i = 0; i < 8; ++i) {  // value i of the 32 lanes of warp 1
-    std::set<int> rows, ks, banks;
-    for (int lane = 0; lane < 32; ++lane) {
-      auto [part, base] = Copy::partition_layout(coords, 32 + lane);
-      const int at = int(base) + int(part(i)), row = at / 16, k = at % 16;
-      rows.insert(row);
-      ks.insert(k);
-      banks.insert((k * Async2::ld_a + row) % 32);
-    }
-    EXPECT_EQ(rows.size(), 8u);
-    EXPECT_EQ(ks.size(), 4u);
-    EXPECT_EQ(*ks.rbegin() - *ks.begin(), 3) << "four consecutive k: one 16-byte run a row";
-    EXPECT_EQ(banks.size(), 32u);
   }
 }
 
@@ -332,21 +331,18 @@ TEST(GemmSimt, ThreeStagesMatchTheReference) {
   for (int k : {4, 20, 48, 100}) check_block<Deep3>(70, 100, k, 0.5f);
 }
 
-// K and leading dimensions that are not multiples of 4 (lda = K + 4, ldb = K + 8): the 4-byte
-// copies need no 16-byte vectors.
-TEST(GemmSimt, AsyncCopyMatchesTheReference) {
-  check_block<Async2>(128, 128, 64, 0.f);  // whole tiles, 4 k-tiles
-  check_block<Async2>(100, 70, 37, 1.f);   // M, N off the tile; K = 37, odd leading dimensions
-  for (int k : {3, 20, 48, 101}) check_block<Async3>(70, 100, k, 0.5f);  // 1, 2, 3 and 7 k-tiles
-  check_block<AsyncSplit2>(100, 70, 85, -1.f);  // 6 k-tiles over 2 blocks, the last of 5
-  check_block<AsyncSplit2>(40, 100, 12, 0.f);   // one k-tile: the second block's share is empty
-}
-
 // The staging's 4-byte loads (simt32): K and leading dimensions not multiples of 4.
 TEST(GemmSimt, FourByteLoadsMatchTheReference) {
   check_block<Load4>(100, 70, 37, 1.f);      // M, N off the tile; K = 37, odd leading dimensions
   check_block<Load4>(128, 128, 3, 0.f);      // one k-tile of 3
   check_block<Load4Split2>(100, 70, 85, -1.f);  // three stages, 6 k-tiles over 2 blocks, the last of 5
+}
+
+TEST(GemmSimt, LaneLayoutMatchesTheReference) {
+  check_block<Lanes>(128, 128, 64, 0.f);    // whole tiles, 4 k-tiles
+  check_block<Lanes>(100, 70, 36, 1.f);     // M, N and K off the tiles
+  check_block<Lanes>(256, 200, 48, 0.5f);   // 2 x 2 blocks, the last column of them partial
+  check_block<LanesSplit2>(100, 70, 84, -1.f);  // split over a cluster of 2
 }
 
 TEST(GemmSimt, SplitKOverAClusterMatchesTheReference) {

@@ -77,3 +77,40 @@ TEST(TiledMma, PartitionLayoutMatchesPartition) {
   }
 }
 }  // namespace
+
+namespace {
+using namespace fly;
+// The warp layout maps a warp's (m, n, k) to its index, as CuTe's thread layout does: warp t owns
+// the (m, n) whose layout value is t. Compact layouts give idx2crd over the shape; strides put a
+// hardware warp's 32 lanes on a 4 x 8 block of a 16 x 16 grid of one-thread FMA "warps".
+template <class Mma, class WarpLayout>
+void expect_owner_is_layout_inverse(WarpLayout warps) {
+  constexpr int WM = Mma::WarpsM, WN = Mma::WarpsN;
+  std::vector<float> mem(WM * WN);
+  auto c = make_tensor(mem.data(), make_layout(make_shape(Int<WM>{}, Int<WN>{}), make_stride(Int<WN>{}, _1{})));
+  std::vector<int> owner(WM * WN, -1);
+  for (int t = 0; t < Mma::num_threads; ++t) {
+    auto part = Mma{}.get_slice(t).partition_C(c);
+    ASSERT_EQ(int(size(part)), 1) << "one output a thread";
+    const int at = int(&part[0] - mem.data()), m = at / WN, n = at % WN;
+    EXPECT_EQ(owner[at], -1) << "(" << m << ", " << n << ") owned twice";
+    owner[at] = t;
+    EXPECT_EQ(int(warps(make_coord(m, n, 0))), t) << "thread " << t << " owns (" << m << ", " << n << ")";
+  }
+}
+
+TEST(TiledMma, WarpLayoutStridesPlaceTheWarps) {
+  using Compact = Layout<Shape<_16, _16, _1>>;
+  expect_owner_is_layout_inverse<TiledMMA<HOST_FMA, Compact>>(Compact{});
+  using Lanes4x8 = Layout<Shape<Shape<_4, _4>, Shape<_8, _2>, _1>, Stride<Stride<_1, _32>, Stride<_4, _128>, _0>>;
+  expect_owner_is_layout_inverse<TiledMMA<HOST_FMA, Lanes4x8>>(Lanes4x8{});
+  using RowMajor = Layout<Shape<_4, _8, _1>, Stride<_8, _1, _0>>;
+  expect_owner_is_layout_inverse<TiledMMA<HOST_FMA, RowMajor>>(RowMajor{});
+  // the first hardware warp of Lanes4x8 is rows 0-3 by columns 0-7
+  for (int t = 0; t < 32; ++t) {
+    auto [v, m, n, k] = TiledMMA<HOST_FMA, Lanes4x8>::thread_coord(t);
+    EXPECT_EQ(m, t % 4);
+    EXPECT_EQ(n, t / 4);
+  }
+}
+}  // namespace

@@ -9,25 +9,18 @@
 // reads four k of one row per LDS.128 instead, which holds 64 operand registers per chunk of K
 // where this block holds 16 per k (docs/gemm-log.md, "Seventeenth session").
 //
-// Stages (register-staged: `simt128`, `simt32`): the k-tiles between a k-tile's global load and its
-// multiply. Two shared buffers and one barrier a k-tile whatever the stages: the k-tile being
-// multiplied is in one buffer, the next is stored into the other once the multiply is done, and
-// Stages - 1 k-tiles wait in registers, their loads in flight. At Stages = 2 a load has one multiply to land, which a second block on the SM
+// Stages: the k-tiles between a k-tile's global load and its multiply. Two shared buffers and one
+// barrier a k-tile whatever the stages: the k-tile being multiplied is in one buffer, the next is
+// stored into the other once the multiply is done, and Stages - 1 k-tiles wait in registers, their
+// loads in flight. At Stages = 2 a load has one multiply to land, which a second block on the SM
 // covers; at 3 it has two, for a block that is alone on its SM (small M, split-K).
 //
 // LoadBits = 32 (cells spelled `simt32`): the same staging loads 4 bytes at a time (a warp reads 2
 // rows x 16 k of a BK = 16 tile, two 64-byte runs), four times the loads of `simt128` into the same
 // registers, for calls whose K or leading dimensions are not multiples of four floats.
 //
-// Async (cells spelled `simtcp32`): the k-tile goes from global to shared memory by 4-byte cp.async
-// instead, each value to its transposed place (a warp copies 8 rows x 4 k a pass: 16-byte runs of
-// global memory, and rows padded by 8 floats put the 32 values in 32 banks), through a ring of
-// Stages buffers. No registers stage the loads (the register-staged block holds 16 across the
-// multiply, and its loads and transposed stores are 20 instructions a k-tile where these are 16),
-// and any K and leading dimension will do (4-byte copies need no 16-byte vectors). ptxas places
-// a k step's shared loads as it does for the register-staged block, and the copies cost more than
-// they save: slower than `simt32` at every fp32 tuning shape, so no grid cell uses the mode
-// (docs/gemm-log.md, "Twenty-second session", "Twenty-third session").
+// A variant fed by 4-byte cp.async straight into shared memory was tried and dropped: slower than
+// `simt32` at every fp32 tuning shape (docs/gemm-log.md, "Twenty-third session").
 //
 // SplitK (2 or 4): the blocks of a cluster of SplitK (consecutive blockIdx.x) share one tile,
 // each multiplying an even share of its k-tiles (gemm_split_k.hpp); then each stores the slices
@@ -36,7 +29,7 @@
 // are fewer than the SMs (M = 64-128 x 8192^2: 64 tiles of 128 x 128).
 //
 // Preconditions checked by the dispatcher: K, lda and ldb are multiples of 4 elements, and A and
-// B are 16-byte aligned (none for 4-byte loads and copies: `simt32`, `simtcp32`).
+// B are 16-byte aligned (none for 4-byte loads: `simt32`).
 #pragma once
 
 #include <cstdint>
@@ -58,17 +51,14 @@ namespace fly::kernels {
 template <int W, int E>
 using RunsOfFour = Layout<Shape<Int<W>, _4, Int<E / (4 * W)>>, Stride<_4, _1, Int<4 * W>>>;
 
-template <class WarpLayout, int BM_, int BN_, int BK_, class TD, int Stages_ = 2, int SplitK_ = 1, bool Async_ = false,
-          int LoadBits_ = 128>
+template <class WarpLayout, int BM_, int BN_, int BK_, class TD, int Stages_ = 2, int SplitK_ = 1, int LoadBits_ = 128>
 struct GemmSimtBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_;
   static constexpr int stages = Stages_, split_k = SplitK_;
-  static constexpr bool async = Async_;
   static constexpr int load_bits = LoadBits_;  // register staging's global loads: 16 or 4 bytes
   static_assert(load_bits == 128 || load_bits == 32, "GemmSimtBlock: the staging loads 16 or 4 bytes at a time");
-  static constexpr int reg_stages = stages - 1;  // k-tiles waiting in registers (or, async, in flight)
-  static_assert(async ? stages >= 2 && stages <= 4 : stages == 2 || stages == 3,
-                "GemmSimtBlock: stages must be 2 or 3 (k-tiles from load to multiply), 2 to 4 buffers when async");
+  static constexpr int reg_stages = stages - 1;  // k-tiles waiting in registers
+  static_assert(stages == 2 || stages == 3, "GemmSimtBlock: stages must be 2 or 3 (k-tiles from load to multiply)");
   static constexpr int WM = int(decltype(size<0>(WarpLayout{}))::value);
   static constexpr int WN = int(decltype(size<1>(WarpLayout{}))::value);
   static_assert(int(decltype(size<2>(WarpLayout{}))::value) == 1, "GemmSimtBlock: no k-groups");
@@ -84,14 +74,12 @@ struct GemmSimtBlock {
   // [k][m] and [k][n], rows padded by four floats: a warp's transposed stores (16 rows by 2
   // vectors of K at BK = 8) then land in 32 different banks, and each row stays 16-byte aligned.
   // At BK = 16 (8 rows by 4 vectors) vectors 0 and 2 share banks: 2-way, on 16 stores a k-tile.
-  // Async: padded by eight, so that a warp's 8 rows x 4 k of cp.async land in 32 banks.
-  static constexpr int ld_a = BM + (async ? 8 : 4), ld_b = BN + (async ? 8 : 4);
+  static constexpr int ld_a = BM + 4, ld_b = BN + 4;
   static constexpr int buffer_elems = BK * (ld_a + ld_b);
-  static constexpr int buffers = async ? stages : 2;
   static constexpr int frag_floats = BM * BN / threads;  // a thread's accumulators
   using Split = SplitKExchange<frag_floats, split_k, threads>;
   // the two buffers, and after the k-loop the other blocks' copies of this block's slices
-  static constexpr int pipeline_bytes = buffers * buffer_elems * int(sizeof(float));
+  static constexpr int pipeline_bytes = 2 * buffer_elems * int(sizeof(float));
   static constexpr int smem_bytes = pipeline_bytes > Split::buffer_bytes ? pipeline_bytes : Split::buffer_bytes;
   template <int Rows, int Ld>
   using SmemLayout = Layout<Shape<Int<Rows>, Int<BK>>, Stride<_1, Int<Ld>>>;
@@ -99,26 +87,6 @@ struct GemmSimtBlock {
   using LoadAtom = Copy_Atom<std::conditional_t<load_bits == 128, UniversalCopy128b, UniversalCopy32b>, float>;  // global -> registers, along K
   using StoreAtom = Copy_Atom<UniversalCopy32b, float>;   // registers -> shared, one k a value
   using FragAtom = Copy_Atom<UniversalCopy128b, float>;   // shared -> fragments, four rows at one k
-
-  // Async: global -> shared for a Rows x BK operand tile by 4-byte cp.async, a warp over 8 rows x
-  // 4 k (lane = row + 8 k), the warps stacked along the rows.
-  template <int Rows>
-  struct AsyncLoader {
-    static constexpr int warps = threads / 32;
-    static_assert(threads % 32 == 0, "GemmSimtBlock: the async copy lays out whole warps");
-    static_assert(Rows % (8 * warps) == 0 && BK % 4 == 0,
-                  "GemmSimtBlock: the async copy covers an operand tile in passes of 8 x warps rows by 4 k");
-    using Copy = decltype(make_tiled_copy(Copy_Atom<SM90_CpAsync<32>, float>{},
-                                          Layout<Shape<Shape<_8, Int<warps>>, _4>, Stride<Stride<_1, _32>, _8>>{},
-                                          Layout<Shape<_1, _1>>{}));
-  };
-  template <int Rows, class Smem>
-  FLY_HD static void load_async(float const* g, int64_t ld, Smem smem, int rows_left, int k_left, int thr) {
-    auto shape = make_shape(Int<Rows>{}, Int<BK>{});
-    stage_tile<typename AsyncLoader<Rows>::Copy, threads, threads, Rows, BK>(
-        make_tensor(g, make_layout(shape, make_stride(ld, _1{}))), smem, make_layout(shape, make_stride(Int<BK>{}, _1{})),
-        rows_left, k_left, thr);
-  }
 
   // global -> registers for a Rows x BK operand tile: threads over (rows, 16-byte vectors of a
   // row), one vector each per pass; a tile with fewer vectors than threads uses the first ones.
@@ -156,8 +124,6 @@ struct GemmSimtBlock {
     }
   };
 
-  struct NoStage {};
-
   // smem: smem_bytes of dynamic shared memory, 16-byte aligned. block_x: the tile's row of blocks,
   // times split_k plus the block's rank in its cluster.
   FLY_HD static void run(GemmParams const& p, float* smem, int block_x, int block_n, int thr) {
@@ -173,9 +139,8 @@ struct GemmSimtBlock {
 
     auto smem_a = [&](int buf) { return make_tensor(smem + buf * buffer_elems, SmemLayout<BM, ld_a>{}); };
     auto smem_b = [&](int buf) { return make_tensor(smem + buf * buffer_elems + BK * ld_a, SmemLayout<BN, ld_b>{}); };
-    // register staging (async: none; the generic lambdas below are then never instantiated)
-    std::conditional_t<async, NoStage, Stage<BM, ld_a>> stage_a[reg_stages];  // k-tile j waits in stage j % reg_stages
-    std::conditional_t<async, NoStage, Stage<BN, ld_b>> stage_b[reg_stages];
+    Stage<BM, ld_a> stage_a[reg_stages];  // k-tile j waits in stage j % reg_stages
+    Stage<BN, ld_b> stage_b[reg_stages];
     auto load = [&](int j, auto r) {
       const int k0 = (k_first + j) * BK;
       stage_a[r].load(A + k0, p.lda, m_left, p.k - k0, thr);
@@ -198,60 +163,43 @@ struct GemmSimtBlock {
       copy(FragAtom{}, tB, fB);
       gemm(Mma{}, acc, fA, fB, acc);  // k-outer (fly::gemm's order)
     };
-    if constexpr (async) {
-      // a ring of `stages` buffers, stages - 1 k-tiles in flight, one cp.async group each
-      auto load_tile = [&](int j) {  // k-tile j of the share into buffer j % stages
-        const int k0 = (k_first + j) * BK;
-        load_async<BM>(A + k0, p.lda, smem_a(j % stages), m_left, p.k - k0, thr);
-        load_async<BN>(B + k0, p.ldb, smem_b(j % stages), n_left, p.k - k0, thr);
-        if (j == k_tiles - 1 && p.let_next_start) launch_next_grid();  // the block's last loads are issued
-      };
-      for (int j = 0; j < stages - 1; ++j) issue_tile_group(load_tile, j, k_tiles);
+    if (k_tiles > 0) {
+      load(0, Int<0>{});
+      store(Int<0>{}, Int<0>{});
+    }
+    if constexpr (reg_stages == 2) {
+      if (k_tiles > 1) load(1, Int<1>{});
+    }
+    sync_threads();
+    // At k-tile j: k-tile j + reg_stages is loaded into the stage that k-tile j left (in flight
+    // while j is multiplied), then k-tile j + 1 is stored from its stage into the buffer that k-tile
+    // j - 1 was read from, and a barrier: tile j + 1 stored, and everyone done with tile j before
+    // it is overwritten.
+    if constexpr (reg_stages == 1) {
       for (int j = 0; j < k_tiles; ++j) {
-        cp_async_wait<stages - 2>();  // k-tile j has landed (for this thread) ...
-        sync_threads();               // ... for every thread, and everyone is done with k-tile j - 1's buffer
-        issue_tile_group(load_tile, j + stages - 1, k_tiles);
-        multiply(j % stages);
+        if (j + 1 < k_tiles) load(j + 1, Int<0>{});
+        // multiply(j) spelled out: through the lambda nvcc 13 spills 16 bytes at :b2's 128 registers
+        auto tA = thr_mma.partition_A(smem_a(j % 2));
+        auto tB = thr_mma.partition_B(smem_b(j % 2));
+        auto fA = thr_mma.make_fragment_A(tA);
+        auto fB = thr_mma.make_fragment_B(tB);
+        copy(FragAtom{}, tA, fA);
+        copy(FragAtom{}, tB, fB);
+        gemm(Mma{}, acc, fA, fB, acc);
+        if (j + 1 < k_tiles) store(Int<0>{}, (j + 1) % 2);
+        sync_threads();
       }
-    } else {
-      if (k_tiles > 0) {
-        load(0, Int<0>{});
-        store(Int<0>{}, Int<0>{});
-      }
-      if constexpr (reg_stages == 2) {
-        if (k_tiles > 1) load(1, Int<1>{});
-      }
-      sync_threads();
-      // At k-tile j: k-tile j + reg_stages is loaded into the stage that k-tile j left (in flight
-      // while j is multiplied), then k-tile j + 1 is stored from its stage into the buffer that k-tile
-      // j - 1 was read from, and a barrier: tile j + 1 stored, and everyone done with tile j before
-      // it is overwritten.
-      if constexpr (reg_stages == 1) {
-        for (int j = 0; j < k_tiles; ++j) {
-          if (j + 1 < k_tiles) load(j + 1, Int<0>{});
-          // multiply(j) spelled out: through the lambda nvcc 13 spills 16 bytes at :b2's 128 registers
-          auto tA = thr_mma.partition_A(smem_a(j % 2));
-          auto tB = thr_mma.partition_B(smem_b(j % 2));
-          auto fA = thr_mma.make_fragment_A(tA);
-          auto fB = thr_mma.make_fragment_B(tB);
-          copy(FragAtom{}, tA, fA);
-          copy(FragAtom{}, tB, fB);
-          gemm(Mma{}, acc, fA, fB, acc);
-          if (j + 1 < k_tiles) store(Int<0>{}, (j + 1) % 2);
-          sync_threads();
-        }
-      } else {  // unrolled by two, so that the stages are compile-time indices (they stay in registers)
-        for (int j = 0; j < k_tiles; j += 2) {
-          if (j + 2 < k_tiles) load(j + 2, Int<0>{});
-          multiply(j % 2);
-          if (j + 1 < k_tiles) store(Int<1>{}, 1);
-          sync_threads();
-          if (j + 1 == k_tiles) break;
-          if (j + 3 < k_tiles) load(j + 3, Int<1>{});
-          multiply((j + 1) % 2);
-          if (j + 2 < k_tiles) store(Int<0>{}, 0);
-          sync_threads();
-        }
+    } else {  // unrolled by two, so that the stages are compile-time indices (they stay in registers)
+      for (int j = 0; j < k_tiles; j += 2) {
+        if (j + 2 < k_tiles) load(j + 2, Int<0>{});
+        multiply(j % 2);
+        if (j + 1 < k_tiles) store(Int<1>{}, 1);
+        sync_threads();
+        if (j + 1 == k_tiles) break;
+        if (j + 3 < k_tiles) load(j + 3, Int<1>{});
+        multiply((j + 1) % 2);
+        if (j + 2 < k_tiles) store(Int<0>{}, 0);
+        sync_threads();
       }
     }
     if constexpr (split_k > 1) {

@@ -109,9 +109,7 @@ std::map<std::string, MmaInfo> mma_table() {
 // (gfx942, GemmLdsBlock) buffer-load 16/8-byte vectors into a double-buffered swizzled LDS tile.
 // `simt128` (fp32 on sm_90a, GemmSimtBlock) loads 16-byte vectors along K into registers and
 // stores them transposed into two shared buffers, M- and N-major, for LDS.128 fragments of four rows;
-// `simt32` loads 4 bytes at a time into the same registers (any K and leading dimension);
-// `simtcp32` is the same block fed by 4-byte cp.async straight into a ring of :sN such buffers
-// (GemmSimtBlock's Async mode: no staging registers, any K and leading dimension).
+// `simt32` loads 4 bytes at a time into the same registers (any K and leading dimension).
 struct CopyInfo {
   std::string cpp;
   int bits, min_bits;
@@ -122,7 +120,6 @@ struct CopyInfo {
   bool lds = false;
   bool ws = false;  // persistent, warp-specialised (GemmWgmmaWsBlock)
   bool simt = false;  // fp32 FMA from M/N-major shared tiles (GemmSimtBlock)
-  bool simt_async = false;  // the SIMT block fed by cp.async into a ring of buffers (simtcp32)
 };
 const std::map<std::string, CopyInfo> kCopies = {
     {"u8", {"fly::UniversalCopy8b", 8, 8, false}},      {"u32", {"fly::UniversalCopy32b", 32, 8, false}},
@@ -138,7 +135,6 @@ const std::map<std::string, CopyInfo> kCopies = {
     {"lds64", {"fly::BufferCopy64b", 64, 32, true, false, false, false, true}},
     {"simt128", {"fly::UniversalCopy128b", 128, 128, false, false, false, false, false, false, true}},
     {"simt32", {"fly::UniversalCopy32b", 32, 32, false, false, false, false, false, false, true}},
-    {"simtcp32", {"fly::SM90_CpAsync<32>", 32, 32, false, false, false, false, false, false, true, true}},
 };
 const std::map<std::string, std::string> kDtypeCpp = {
     {"bf16", "fly::bfloat16"}, {"f16", "fly::half"}, {"f32", "float"}};
@@ -422,14 +418,12 @@ std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy
 // A cell's block of threads: the MMA atom's threads times its warps along M, N and K.
 int block_threads(const Cell& cell, const MmaInfo& mma) { return mma.threads * cell.wm * cell.wn * cell.wk; }
 
-// GemmSimtBlock::smem_bytes: its buffers (two, or under simtcp32 a ring of :sN, rows padded by 4
-// or 8 floats), or, if larger, the other blocks' copies of its slices after split-K's k-loop. Each
-// SIMT unit static_asserts that the block agrees.
-int simt_smem_bytes(const Cell& cell, const CopyInfo& copy, int threads) {
-  const bool async = copy.simt_async;
-  const int pad = async ? 8 : 4, buffers = async ? cell.stages : 2;
+// GemmSimtBlock::smem_bytes: its two buffers (rows padded by 4 floats), or, if larger, the other
+// blocks' copies of its slices after split-K's k-loop. Each SIMT unit static_asserts that the
+// block agrees.
+int simt_smem_bytes(const Cell& cell, int threads) {
   const int frag = (cell.bm / cell.wm) * (cell.bn / cell.wn);
-  return std::max(buffers * cell.bk * (cell.bm + pad + cell.bn + pad) * 4,
+  return std::max(2 * cell.bk * (cell.bm + 4 + cell.bn + 4) * 4,
                   (cell.split_k - 1) * frag / cell.split_k * threads * 4);
 }
 
@@ -438,11 +432,8 @@ int simt_smem_bytes(const Cell& cell, const CopyInfo& copy, int threads) {
 // in whole runs of four, the threads covering each operand tile in whole rows of 16-byte vectors,
 // split-K (:k2, :k4) into whole float4s of each thread's accumulators, and :bN's blocks fitting.
 std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int& align_elems) {
-  const bool async = copy.simt_async;
   if (cell.wk != 1) return "the SIMT block does not split a tile's k-steps among threads: warps MxN";
-  if (async && (cell.stages < 2 || cell.stages > 4))
-    return "the async SIMT block (simtcp32) rings two to four shared buffers: stages must be :s2 to :s4";
-  if (!async && cell.stages != 2 && cell.stages != 3)
+  if (cell.stages != 2 && cell.stages != 3)
     return "the SIMT block keeps two or three k-tiles between load and multiply: stages must be :s2 or :s3";
   if (cell.bm % (4 * cell.wm) != 0 || cell.bn % (4 * cell.wn) != 0)
     return "a thread's rows and columns come in runs of four: BM a multiple of 4 x " + std::to_string(cell.wm) +
@@ -451,22 +442,13 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
   if (cell.split_k != 1 && cell.split_k != 2 && cell.split_k != 4)
     return ":k" + std::to_string(cell.split_k) + ": the SIMT block splits a tile's K over a cluster of 2 or 4 blocks";
   if (cell.bk % 4 != 0)
-    return "BK=" + std::to_string(cell.bk) + (async ? " is not a whole number of 4-k copy passes"
-                                                     : " is not a whole number of 16-byte vectors");
-  if (async) {  // GemmSimtBlock::AsyncLoader: a warp copies 8 rows x 4 k, the warps stacked along the rows
-    if (threads % 32 != 0)
-      return "the async SIMT copy lays out whole warps: " + std::to_string(threads) + " threads is not a multiple of 32";
-    const int pass_rows = 8 * (threads / 32);
-    if (cell.bm % pass_rows != 0 || cell.bn % pass_rows != 0)
-      return "the async SIMT copy covers an operand tile in passes of " + std::to_string(pass_rows) +
-             " rows (8 a warp): BM and BN must be multiples of it";
-  } else if (auto why = staging_rejection(cell, threads, cell.bk / (copy.bits / 32), 1); !why.empty()) {
-    return why;
-  }
+    return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
+  if (auto why = staging_rejection(cell, threads, cell.bk / (copy.bits / 32), 1); !why.empty()) return why;
   if (cell.lanes_m && (cell.lanes_m * cell.lanes_n != 32 || cell.wm % cell.lanes_m != 0 || cell.wn % cell.lanes_n != 0))
-    return ":l" + std::to_string(cell.lanes_m) + "x" + std::to_string(cell.lanes_n) + ": a warp's 32 threads as A x B (A B = 32) of the " +
-           std::to_string(cell.wm) + "x" + std::to_string(cell.wn) + " threads, A dividing WM and B WN";
-  const int smem = simt_smem_bytes(cell, copy, threads);
+    return ":l" + std::to_string(cell.lanes_m) + "x" + std::to_string(cell.lanes_n) +
+           ": a warp's 32 threads as A x B (A B = 32) of the " + std::to_string(cell.wm) + "x" + std::to_string(cell.wn) +
+           " threads, A dividing WM and B WN";
+  const int smem = simt_smem_bytes(cell, threads);
   if (auto why = smem_rejection(cell, smem, 0); !why.empty()) return why;
   if (auto why = min_blocks_rejection(cell, threads, smem, (cell.bm / cell.wm) * (cell.bn / cell.wn)); !why.empty())
     return why;
@@ -478,7 +460,7 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
 std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, int& align_elems) {
   if (cell.min_blocks && !(copy.staged && !copy.wgmma) && !copy.simt)
     return "the register cap (:b" + std::to_string(cell.min_blocks) +
-           ") is for the cp.async and SIMT blocks (cpasync128, cpasync32, simt128, simt32, simtcp32)";
+           ") is for the cp.async and SIMT blocks (cpasync128, cpasync32, simt128, simt32)";
   if (copy.simt && (cell.target != "sm90a" || cell.ab != "f32"))
     return "copy " + cell.copy + " is the fp32 SIMT block of sm_90a";
   if (cell.lanes_m && !copy.simt) return "the warp's lane layout (:l" + std::to_string(cell.lanes_m) + "x" +
@@ -581,8 +563,8 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << kDtypeCpp.at(cell.d) << (copy.bits != 128 ? ", " + std::to_string(copy.bits) : std::string()) << ">;\n";
   } else if (copy.simt) {
     f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ", "
-      << cell.stages << ", " << cell.split_k << (copy.simt_async ? ", true" : copy.bits == 32 ? ", false, 32" : "") << ">;\n"
-      << "static_assert(Block::smem_bytes == " << simt_smem_bytes(cell, copy, block_threads(cell, mma))
+      << cell.stages << ", " << cell.split_k << (copy.bits == 32 ? ", 32" : "") << ">;\n"
+      << "static_assert(Block::smem_bytes == " << simt_smem_bytes(cell, block_threads(cell, mma))
       << ", \"the generator's shared-memory check (simt_smem_bytes) and GemmSimtBlock disagree\");\n";
   } else {
     f << "using Block = fly::kernels::GemmBlock<" << mma.op << ", " << warps << ", " << mma.permutation << ", " << tile
@@ -684,7 +666,7 @@ int main(int argc, char** argv) {
         }
         if (cell.split_k != 1 && !kCopies.at(cell.copy).ws && !kCopies.at(cell.copy).simt) {
           emit.reject(cell.name(), "split-K over a cluster (:k" + std::to_string(cell.split_k) +
-                                       ") is the persistent and SIMT blocks' (tmaws, simt128, simt32, simtcp32)");
+                                       ") is the persistent and SIMT blocks' (tmaws, simt128, simt32)");
           continue;
         }
         if (kCopies.at(cell.copy).lds && cell.target == "gfx942") {  // the LDS pipeline's atoms and K permutations
