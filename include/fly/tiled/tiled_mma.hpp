@@ -51,10 +51,19 @@ struct TiledMMA {
     }(make_seq<rank_v<S>>{});
   }
 
-  // (atom thread, warp m, warp n, warp k) of a thread index.
+  // (atom thread, warp m, warp n, warp k) of a thread index. A compact layout of three integer
+  // modes (every grid cell but the SIMT block's lane cells) keeps idx2crd's arithmetic, which
+  // warp_coord equals there: its kernels' SASS stays as it was.
   FLY_HD static auto thread_coord(int thr) {
     const int w = thr / AtomThreads;
-    return make_tuple(thr % AtomThreads, warp_coord<0>(w), warp_coord<1>(w), warp_coord<2>(w));
+    using S = typename WarpLayout::shape_type;
+    if constexpr (std::is_same_v<WarpLayout, Layout<S>> && !is_tuple_v<std::tuple_element_t<0, S>> &&
+                  !is_tuple_v<std::tuple_element_t<1, S>> && !is_tuple_v<std::tuple_element_t<2, S>>) {
+      auto c = idx2crd(w, S{});
+      return make_tuple(thr % AtomThreads, int(get<0>(c)), int(get<1>(c)), int(get<2>(c)));
+    } else {
+      return make_tuple(thr % AtomThreads, warp_coord<0>(w), warp_coord<1>(w), warp_coord<2>(w));
+    }
   }
 
   // ((AtomThr, AtomVal), ((Warps0, Rest0), (Warps1, Rest1))) for an operand tile (X, Y).
