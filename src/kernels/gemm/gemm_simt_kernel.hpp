@@ -19,6 +19,11 @@
 // rows x 16 k of a BK = 16 tile, two 64-byte runs), four times the loads of `simt128` into the same
 // registers, for calls whose K or leading dimensions are not multiples of four floats.
 //
+// WarpLayout lays out the WM x WN threads (the FMA atom's one-thread "warps"): compact, a hardware
+// warp is 16 x 2 of them, whose LDS.128 of A read 16 runs of four rows (two shared wavefronts);
+// with strides (cells `:l4x8`, TiledMMA reading the layout as CuTe does) it is 4 x 8, and each
+// LDS.128 of A or B one wavefront (docs/gemm-log.md, "Twenty-fourth session").
+//
 // A variant fed by 4-byte cp.async straight into shared memory was tried and dropped: slower than
 // `simt32` at every fp32 tuning shape (docs/gemm-log.md, "Twenty-third session").
 //
