@@ -100,6 +100,18 @@ TEST(GemmSimt, FourByteLoadsOfAWarpReadRunsOfARow) {
       EXPECT_EQ(first(32 * warp + lane), 32 * warp + lane) << "warp " << warp << " lane " << lane;
 }
 
+// Thread thr's fragment of operand A (Operand 0) or B (1) in the block's shared tile: the
+// (sub-layout, offset) of partition_layout_A / _B.
+template <class Block, int Operand>
+auto fragment_layout(int thr) {
+  auto slice = typename Block::Mma{}.get_slice(thr);
+  if constexpr (Operand == 0) {
+    return slice.partition_layout_A(typename Block::template SmemLayout<Block::BM, Block::ld_a>{});
+  } else {
+    return slice.partition_layout_B(typename Block::template SmemLayout<Block::BN, Block::ld_b>{});
+  }
+}
+
 // For operand A (m, at index 0) or B (n, at index 1): every (row, k) read by exactly one thread of
 // each warp column (row), and each thread's rows at one k in runs of four adjacent floats.
 template <class Block, int Operand>
@@ -107,18 +119,11 @@ void check_fragments() {
   using Mma = typename Block::Mma;
   constexpr int Rows = Operand == 0 ? Block::BM : Block::BN, Ld = Operand == 0 ? Block::ld_a : Block::ld_b;
   constexpr int BK = Block::BK;
-  typename Block::template SmemLayout<Rows, Ld> smem{};
   std::vector<int> reads(size_t(Rows * BK), 0);
   for (int thr = 0; thr < Mma::num_threads; ++thr) {
     const auto c = Mma::thread_coord(thr);
     if ((Operand == 0 ? get<2>(c) : get<1>(c)) != 0) continue;  // the threads of one column (row)
-    auto [part, base] = [&] {
-      if constexpr (Operand == 0) {
-        return Mma{}.get_slice(thr).partition_layout_A(smem);
-      } else {
-        return Mma{}.get_slice(thr).partition_layout_B(smem);
-      }
-    }();
+    auto [part, base] = fragment_layout<Block, Operand>(thr);
     constexpr int MN = int(decltype(size<1>(part))::value), K = int(decltype(size<2>(part))::value);
     ASSERT_EQ(K, BK);
     ASSERT_EQ(MN % 4, 0);
@@ -160,19 +165,11 @@ TEST(GemmSimt, FragmentsAreRunsOfFourReadOnce) {
 template <class Block, int Operand>
 std::vector<int> runs_a_warp_reads() {
   using Mma = typename Block::Mma;
-  constexpr int Rows = Operand == 0 ? Block::BM : Block::BN, Ld = Operand == 0 ? Block::ld_a : Block::ld_b;
-  typename Block::template SmemLayout<Rows, Ld> smem{};
   std::vector<int> runs;
   for (int warp = 0; warp < Mma::num_threads / 32; ++warp) {
     std::set<int> distinct;
     for (int thr = 32 * warp; thr < 32 * warp + 32; ++thr) {
-      auto [part, base] = [&] {
-        if constexpr (Operand == 0) {
-          return Mma{}.get_slice(thr).partition_layout_A(smem);
-        } else {
-          return Mma{}.get_slice(thr).partition_layout_B(smem);
-        }
-      }();
+      auto [part, base] = fragment_layout<Block, Operand>(thr);
       distinct.insert((int(base) + int(part(0, 0, 0))) / 4);
     }
     runs.push_back(int(distinct.size()));

@@ -57,8 +57,7 @@ struct TiledMMA {
   FLY_HD static auto thread_coord(int thr) {
     const int w = thr / AtomThreads;
     using S = typename WarpLayout::shape_type;
-    if constexpr (std::is_same_v<WarpLayout, Layout<S>> && !is_tuple_v<std::tuple_element_t<0, S>> &&
-                  !is_tuple_v<std::tuple_element_t<1, S>> && !is_tuple_v<std::tuple_element_t<2, S>>) {
+    if constexpr (std::is_same_v<WarpLayout, Layout<S>> && decltype(depth(S{}))::value == 1) {
       auto c = idx2crd(w, S{});
       return make_tuple(thr % AtomThreads, int(get<0>(c)), int(get<1>(c)), int(get<2>(c)));
     } else {
