@@ -34,6 +34,7 @@ set(expect
   "reject gemm_sm90a_f32_f32_128x128x8_w16x16_simt128_s4: the SIMT block keeps two or three k-tiles between load and multiply: stages must be :s2 or :s3"
   "reject gemm_sm90a_f32_f32_64x64x8_w8x8_simt128_s2_k3: :k3: the SIMT block splits a tile's K over a cluster of 2 or 4 blocks"
   "reject gemm_sm90a_f32_f32_48x64x8_w16x8_simt128_s2: a thread's rows and columns come in runs of four: BM a multiple of 4 x 16"
+  "reject gemm_sm90a_f32_f32_64x64x12_w8x8_simt128_s2: BK=12: the SIMT block's shared tile shifts whole groups of eight k .BK 4 or a multiple of 8."
   "reject gemm_sm90a_e4m3fn_bf16_64x64x128_w2x2_simt128_s2: copy simt128 is the fp32 SIMT block of sm_90a"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_16x64x128_w1x4_cpasync128_s4.cu"
   "file sm90a [^\n]*/gemm_sm90a_e4m3fn_bf16_64x16x128_w4x1_u32_s1.cu"

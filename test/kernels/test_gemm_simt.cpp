@@ -15,6 +15,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "fly/atom/mma_traits_sm90.hpp"
@@ -42,6 +43,22 @@ using LanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 3, 2>;
 using Load4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, 32>;
 using Load4Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, 32>;
 
+// Where (row, k) of a k-tile lies in a shared tile of row pitch Ld: rows padded to Ld floats, and
+// each group of eight k after the first eight floats further on (BK = 16: k + 8 in the banks
+// that k leaves free).
+template <int Ld>
+int smem_offset(int row, int k) {
+  return k * Ld + (k / 8) * 8 + row;
+}
+// The (row, k) at each offset of a Rows x BK tile, (-1, -1) for padding.
+template <int Rows, int BK, int Ld>
+std::vector<std::pair<int, int>> smem_places(int elems) {
+  std::vector<std::pair<int, int>> place(size_t(elems), {-1, -1});
+  for (int k = 0; k < BK; ++k)
+    for (int r = 0; r < Rows; ++r) place.at(size_t(smem_offset<Ld>(r, k))) = {r, k};
+  return place;
+}
+
 // Runs every thread's load and store of one operand's Rows x BK k-tile into a poisoned shared
 // buffer and checks each element's place and value.
 template <class Block, int Rows, int Ld>
@@ -52,23 +69,25 @@ void check_staging(int rows_left, int k_left, int64_t ld_pad = 12) {
   std::uniform_real_distribution<float> value(1.f, 2.f);  // never 0: a zero-fill is visible
   std::vector<float> global(size_t(Rows * ld));
   for (float& x : global) x = value(rng);
-  std::vector<float> smem(size_t(BK * Ld), -1.f);
+  constexpr int elems = Block::template tile_elems<Ld>;
+  std::vector<float> smem(size_t(elems), -1.f);
   auto tile = make_tensor(smem.data(), typename Block::template SmemLayout<Rows, Ld>{});
   for (int thr = 0; thr < Block::threads; ++thr) {
     typename Block::template Stage<Rows, Ld> stage;
     stage.load(global.data(), ld, rows_left, k_left, thr);
     stage.store(tile, thr);
   }
-  for (int k = 0; k < BK; ++k)
-    for (int r = 0; r < Ld; ++r) {
-      const float got = smem[size_t(k * Ld + r)];
-      if (r >= Rows) {
-        ASSERT_EQ(got, -1.f) << "padding (k " << k << ", row " << r << ") was written";
-      } else {
-        const float want = r < rows_left && k < k_left ? global[size_t(r * ld + k)] : 0.f;
-        ASSERT_EQ(got, want) << "row " << r << " k " << k << " of " << rows_left << "x" << k_left;
-      }
+  const auto place = smem_places<Rows, BK, Ld>(elems);
+  for (int off = 0; off < elems; ++off) {
+    const float got = smem[size_t(off)];
+    const auto [r, k] = place[size_t(off)];
+    if (r < 0) {
+      ASSERT_EQ(got, -1.f) << "padding (offset " << off << ") was written";
+    } else {
+      const float want = r < rows_left && k < k_left ? global[size_t(r * ld + k)] : 0.f;
+      ASSERT_EQ(got, want) << "row " << r << " k " << k << " of " << rows_left << "x" << k_left;
     }
+  }
 }
 
 TEST(GemmSimt, StagingStoresEveryElementTransposed) {
@@ -120,6 +139,7 @@ void check_fragments() {
   constexpr int Rows = Operand == 0 ? Block::BM : Block::BN, Ld = Operand == 0 ? Block::ld_a : Block::ld_b;
   constexpr int BK = Block::BK;
   std::vector<int> reads(size_t(Rows * BK), 0);
+  const auto place = smem_places<Rows, BK, Ld>(Block::template tile_elems<Ld>);
   for (int thr = 0; thr < Mma::num_threads; ++thr) {
     const auto c = Mma::thread_coord(thr);
     if ((Operand == 0 ? get<2>(c) : get<1>(c)) != 0) continue;  // the threads of one column (row)
@@ -130,9 +150,10 @@ void check_fragments() {
     for (int k = 0; k < K; ++k)
       for (int i = 0; i < MN; ++i) {
         const int off = int(base) + int(part(0, i, k));
-        ASSERT_EQ(off / Ld, k) << "thread " << thr << " value " << i;
-        const int row = off % Ld;
-        ASSERT_LT(row, Rows);
+        ASSERT_LT(off, int(place.size())) << "thread " << thr << " value " << i;
+        const auto [row, at_k] = place[size_t(off)];
+        ASSERT_EQ(at_k, k) << "thread " << thr << " value " << i;
+        ASSERT_GE(row, 0);
         if (i % 4 != 0) {
           ASSERT_EQ(off, int(base) + int(part(0, i - 1, k)) + 1) << "thread " << thr << ": rows not in runs of four";
         } else {
@@ -230,17 +251,63 @@ TEST(GemmSimt, EveryOutputHasOneOwner) {
 TEST(GemmSimt, SharedMemoryHoldsTwoBuffers) {
   EXPECT_EQ(Wide::smem_bytes, 2 * 8 * (132 + 132) * 4);
   EXPECT_EQ(Tall::smem_bytes, 2 * 8 * (132 + 68) * 4);
-  EXPECT_EQ(Deep3::smem_bytes, 2 * 16 * (132 + 132) * 4);  // the third stage waits in registers
+  // BK = 16: each operand's second group of eight k 8 floats further on; the third stage waits
+  // in registers
+  EXPECT_EQ(Deep3::smem_bytes, 2 * (16 * 132 + 8 + 16 * 132 + 8) * 4);
   // split-K: the buffers hold the other blocks' copies of a block's slice after the k-loop (one
   // slot of 32 floats a thread for 2 blocks; three of 8 for 4), or more where the copies need it
-  EXPECT_EQ(Split2::smem_bytes, std::max(2 * 16 * (132 + 132) * 4, 1 * 32 * 256 * 4));
-  EXPECT_EQ(Split4::smem_bytes, std::max(2 * 16 * (68 + 132) * 4, 3 * 16 * 128 * 4));
-  // a row of the [k][m] tile stays 16-byte aligned, and a warp's transposed stores (rows r..r+15 at
-  // k and k + 4) fall in distinct banks: 4 ld = 16 (mod 32) words
-  for (int ld : {Wide::ld_a, Tall::ld_b, Small::ld_a}) {
-    EXPECT_EQ(ld % 4, 0);
-    EXPECT_EQ((4 * ld) % 32, 16);
+  EXPECT_EQ(Split2::smem_bytes, std::max(2 * (16 * 132 + 8 + 16 * 132 + 8) * 4, 1 * 32 * 256 * 4));
+  EXPECT_EQ(Split4::smem_bytes, std::max(2 * (16 * 68 + 8 + 16 * 132 + 8) * 4, 3 * 16 * 128 * 4));
+  // a row of the [k][m] tile stays 16-byte aligned
+  for (int ld : {Wide::ld_a, Tall::ld_b, Small::ld_a, Deep::ld_a}) EXPECT_EQ(ld % 4, 0);
+}
+
+// The wavefronts of each of a warp's transposed staging stores (one 4-byte store per value a
+// thread holds): the most distinct words any of shared memory's 32 banks serves. 16-byte loads
+// give a warp 16 rows at 2 vectors of K (BK = 8) or 8 rows at 4 (BK = 16); under the padding k
+// and k + 4 are 16 banks apart, and the shift of the second group of eight k puts k + 8 and k +
+// 12 in the banks between: one wavefront each. 4-byte loads (simt32) give a warp 2 rows at 16 k,
+// whose k and k + 8 share a bank: two.
+template <class Block, int Operand>
+int staging_store_wavefronts() {
+  constexpr int Rows = Operand == 0 ? Block::BM : Block::BN, Ld = Operand == 0 ? Block::ld_a : Block::ld_b;
+  using L = typename Block::template Loader<Rows>;
+  std::vector<float> smem(size_t(Block::template tile_elems<Ld>));
+  auto tile = make_tensor(smem.data(), typename Block::template SmemLayout<Rows, Ld>{});
+  int worst = 0;
+  for (int warp = 0; warp < Block::threads / 32; ++warp) {
+    std::vector<std::vector<int>> offsets;  // [lane][value]
+    for (int thr = 32 * warp; thr < 32 * warp + 32; ++thr) {
+      if (!L::takes_part(thr)) continue;
+      auto dst = typename L::Copy{}.get_slice(thr).partition_D(tile);
+      std::vector<int> mine;
+      for (int v = 0; v < int(size(dst)); ++v) mine.push_back(int(&dst(v) - smem.data()));
+      offsets.push_back(mine);
+    }
+    if (offsets.empty()) continue;
+    for (size_t v = 0; v < offsets[0].size(); ++v) {
+      std::set<int> words[32];
+      for (auto const& lane : offsets) words[lane[v] % 32].insert(lane[v]);
+      for (auto const& bank : words) worst = std::max(worst, int(bank.size()));
+    }
   }
+  return worst;
+}
+
+// cuBLAS's sgemm tiling (128 threads, 8 x 16 outputs each) at BK = 8 and 16
+using Wide128 = kernels::GemmSimtBlock<Layout<Shape<_16, _8, _1>>, 128, 128, 8, float>;
+using Deep128 = kernels::GemmSimtBlock<Layout<Shape<_16, _8, _1>>, 128, 128, 16, float>;
+
+TEST(GemmSimt, StagingStoresOfAWarpAreOneWavefront) {
+  EXPECT_EQ((staging_store_wavefronts<Wide, 0>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<Deep, 0>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<Deep, 1>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<Lanes, 1>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<Tall, 1>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<Small, 0>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<Wide128, 0>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<Deep128, 1>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<Load4, 0>()), 2);
 }
 
 // Every block of the grid with its threads as host threads (one std::barrier standing for

@@ -76,18 +76,26 @@ struct GemmSimtBlock {
   static constexpr int vec = load_bits / 32;  // floats in one global load of the register staging
   static_assert(BK % 4 == 0, "GemmSimtBlock: BK must be a whole number of 16-byte vectors");
 
-  // [k][m] and [k][n], rows padded by four floats: a warp's transposed stores (16 rows by 2
-  // vectors of K at BK = 8) then land in 32 different banks, and each row stays 16-byte aligned.
-  // At BK = 16 (8 rows by 4 vectors) vectors 0 and 2 share banks: 2-way, on 16 stores a k-tile.
+  // [k][m] and [k][n], rows padded by four floats, and each group of eight k after the first
+  // shifted by eight floats more. A warp's transposed stores write 16 rows at 2 vectors of K (BK =
+  // 8: k and k + 4, 16 banks apart under the padding) or 8 rows at 4 vectors (BK = 16: k, k + 4,
+  // k + 8, k + 12); k + 8 would share k's banks, and the shift moves it to the 8 banks between.
+  // Each row stays 16-byte aligned, and the shift is a compile-time offset of each k.
+  static constexpr int k_group = BK < 8 ? BK : 8;
+  static_assert(BK % k_group == 0, "GemmSimtBlock: BK must be 4 or a multiple of 8 (groups of eight k)");
+  static constexpr int group_shift = 8;
   static constexpr int ld_a = BM + 4, ld_b = BN + 4;
-  static constexpr int buffer_elems = BK * (ld_a + ld_b);
+  template <int Ld>
+  static constexpr int tile_elems = BK * Ld + group_shift * (BK / k_group - 1);
+  static constexpr int buffer_elems = tile_elems<ld_a> + tile_elems<ld_b>;
   static constexpr int frag_floats = BM * BN / threads;  // a thread's accumulators
   using Split = SplitKExchange<frag_floats, split_k, threads>;
   // the two buffers, and after the k-loop the other blocks' copies of this block's slices
   static constexpr int pipeline_bytes = 2 * buffer_elems * int(sizeof(float));
   static constexpr int smem_bytes = pipeline_bytes > Split::buffer_bytes ? pipeline_bytes : Split::buffer_bytes;
   template <int Rows, int Ld>
-  using SmemLayout = Layout<Shape<Int<Rows>, Int<BK>>, Stride<_1, Int<Ld>>>;
+  using SmemLayout = Layout<Shape<Int<Rows>, Shape<Int<k_group>, Int<BK / k_group>>>,
+                            Stride<_1, Stride<Int<Ld>, Int<k_group * Ld + group_shift>>>>;
 
   using LoadAtom = Copy_Atom<std::conditional_t<load_bits == 128, UniversalCopy128b, UniversalCopy32b>, float>;  // global -> registers, along K
   using StoreAtom = Copy_Atom<UniversalCopy32b, float>;   // registers -> shared, one k a value
@@ -143,7 +151,7 @@ struct GemmSimtBlock {
     const int k_tiles = Split::k_begin(all_k_tiles, rank + 1) - k_first;
 
     auto smem_a = [&](int buf) { return make_tensor(smem + buf * buffer_elems, SmemLayout<BM, ld_a>{}); };
-    auto smem_b = [&](int buf) { return make_tensor(smem + buf * buffer_elems + BK * ld_a, SmemLayout<BN, ld_b>{}); };
+    auto smem_b = [&](int buf) { return make_tensor(smem + buf * buffer_elems + tile_elems<ld_a>, SmemLayout<BN, ld_b>{}); };
     Stage<BM, ld_a> stage_a[reg_stages];  // k-tile j waits in stage j % reg_stages
     Stage<BN, ld_b> stage_b[reg_stages];
     auto load = [&](int j, auto r) {

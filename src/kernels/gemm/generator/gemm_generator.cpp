@@ -418,13 +418,14 @@ std::string check_lds(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy
 // A cell's block of threads: the MMA atom's threads times its warps along M, N and K.
 int block_threads(const Cell& cell, const MmaInfo& mma) { return mma.threads * cell.wm * cell.wn * cell.wk; }
 
-// GemmSimtBlock::smem_bytes: its two buffers (rows padded by 4 floats), or, if larger, the other
-// blocks' copies of its slices after split-K's k-loop. Each SIMT unit static_asserts that the
-// block agrees.
+// GemmSimtBlock::smem_bytes: its two buffers (rows padded by 4 floats, each group of 8 k after
+// the first 8 floats further on), or, if larger, the other blocks' copies of its slices after
+// split-K's k-loop. Each SIMT unit static_asserts that the block agrees.
 int simt_smem_bytes(const Cell& cell, int threads) {
   const int frag = (cell.bm / cell.wm) * (cell.bn / cell.wn);
-  return std::max(2 * cell.bk * (cell.bm + 4 + cell.bn + 4) * 4,
-                  (cell.split_k - 1) * frag / cell.split_k * threads * 4);
+  const int group_shifts = cell.bk < 8 ? 0 : cell.bk / 8 - 1;
+  const int tile_a = cell.bk * (cell.bm + 4) + 8 * group_shifts, tile_b = cell.bk * (cell.bn + 4) + 8 * group_shifts;
+  return std::max(2 * (tile_a + tile_b) * 4, (cell.split_k - 1) * frag / cell.split_k * threads * 4);
 }
 
 // GemmSimtBlock (what it static_asserts, so that no cell fails to compile): fp32 on sm_90a, no
@@ -443,6 +444,8 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
     return ":k" + std::to_string(cell.split_k) + ": the SIMT block splits a tile's K over a cluster of 2 or 4 blocks";
   if (cell.bk % 4 != 0)
     return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
+  if (cell.bk > 8 && cell.bk % 8 != 0)
+    return "BK=" + std::to_string(cell.bk) + ": the SIMT block's shared tile shifts whole groups of eight k (BK 4 or a multiple of 8)";
   if (auto why = staging_rejection(cell, threads, cell.bk / (copy.bits / 32), 1); !why.empty()) return why;
   if (cell.lanes_m && (cell.lanes_m * cell.lanes_n != 32 || cell.wm % cell.lanes_m != 0 || cell.wn % cell.lanes_n != 0))
     return ":l" + std::to_string(cell.lanes_m) + "x" + std::to_string(cell.lanes_n) +
