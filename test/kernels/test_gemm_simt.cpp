@@ -39,6 +39,9 @@ using FlatSplit4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 64, 128, 
 using Lanes4x8 = Layout<Shape<Shape<_4, _4>, Shape<_8, _2>, _1>, Stride<Stride<_1, _32>, Stride<_4, _128>, _0>>;
 using Lanes = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float>;
 using LanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 3, 2>;
+// 64 x 256 tiles of 8 x 32 threads (8 x 8 outputs each), lanes 4 x 8, split over a cluster of 4
+using Lanes8x32 = Layout<Shape<Shape<_4, _2>, Shape<_8, _4>, _1>, Stride<Stride<_1, _32>, Stride<_4, _64>, _0>>;
+using WideLanesSplit4 = kernels::GemmSimtBlock<Lanes8x32, 64, 256, 16, float, 3, 4>;
 // staging by 4-byte loads (simt32)
 using Load4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, 32>;
 using Load4Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, 32>;
@@ -177,6 +180,8 @@ TEST(GemmSimt, FragmentsAreRunsOfFourReadOnce) {
   check_fragments<Flat, 1>();
   check_fragments<Lanes, 0>();
   check_fragments<Lanes, 1>();
+  check_fragments<WideLanesSplit4, 0>();
+  check_fragments<WideLanesSplit4, 1>();
 }
 
 // A k step's LDS.128 of one operand, warp by warp: the distinct 16-byte runs its 32 threads read
@@ -203,6 +208,8 @@ TEST(GemmSimt, LaneLayoutSetsTheRunsAWarpReads) {
   EXPECT_EQ((runs_a_warp_reads<Deep, 1>()), std::vector<int>(8, 2));
   EXPECT_EQ((runs_a_warp_reads<Lanes, 0>()), std::vector<int>(8, 4));
   EXPECT_EQ((runs_a_warp_reads<Lanes, 1>()), std::vector<int>(8, 8));
+  EXPECT_EQ((runs_a_warp_reads<WideLanesSplit4, 0>()), std::vector<int>(8, 4));  // 8 x 32 threads: the same lanes
+  EXPECT_EQ((runs_a_warp_reads<WideLanesSplit4, 1>()), std::vector<int>(8, 8));
 }
 
 // The accumulators' (row, column) over all threads: each of the BM x BN outputs once, and each
@@ -307,6 +314,8 @@ TEST(GemmSimt, StagingStoresOfAWarpAreOneWavefront) {
   EXPECT_EQ((staging_store_wavefronts<Small, 0>()), 1);
   EXPECT_EQ((staging_store_wavefronts<Wide128, 0>()), 1);
   EXPECT_EQ((staging_store_wavefronts<Deep128, 1>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<WideLanesSplit4, 0>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<WideLanesSplit4, 1>()), 1);
   EXPECT_EQ((staging_store_wavefronts<Load4, 0>()), 2);
 }
 
@@ -407,6 +416,7 @@ TEST(GemmSimt, LaneLayoutMatchesTheReference) {
   check_block<Lanes>(100, 70, 36, 1.f);     // M, N and K off the tiles
   check_block<Lanes>(256, 200, 48, 0.5f);   // 2 x 2 blocks, the last column of them partial
   check_block<LanesSplit2>(100, 70, 84, -1.f);  // split over a cluster of 2
+  check_block<WideLanesSplit4>(64, 300, 100, 0.5f);  // 64 x 256 tiles over a cluster of 4, N off the tile
 }
 
 TEST(GemmSimt, SplitKOverAClusterMatchesTheReference) {
