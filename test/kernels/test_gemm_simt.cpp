@@ -39,6 +39,9 @@ using FlatSplit4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 64, 128, 
 using Lanes4x8 = Layout<Shape<Shape<_4, _4>, Shape<_8, _2>, _1>, Stride<Stride<_1, _32>, Stride<_4, _128>, _0>>;
 using Lanes = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float>;
 using LanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 3, 2>;
+// the grid's 64x128 split lane tile (4 x 8 outputs a thread) and its lane tile at BK = 32
+using NarrowLanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 64, 128, 16, float, 3, 2>;
+using LanesDeep = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 32, float>;
 // 64 x 256 tiles of 8 x 32 threads (8 x 8 outputs each), lanes 4 x 8, split over a cluster of 4
 using Lanes8x32 = Layout<Shape<Shape<_4, _2>, Shape<_8, _4>, _1>, Stride<Stride<_1, _32>, Stride<_4, _64>, _0>>;
 using WideLanesSplit4 = kernels::GemmSimtBlock<Lanes8x32, 64, 256, 16, float, 3, 4>;
@@ -181,6 +184,8 @@ TEST(GemmSimt, FragmentsAreRunsOfFourReadOnce) {
   check_fragments<Lanes, 0>();
   check_fragments<Lanes, 1>();
   check_fragments<WideLanesSplit4, 0>();
+  check_fragments<NarrowLanesSplit2, 0>();
+  check_fragments<LanesDeep, 1>();
   check_fragments<WideLanesSplit4, 1>();
 }
 
@@ -316,6 +321,10 @@ TEST(GemmSimt, StagingStoresOfAWarpAreOneWavefront) {
   EXPECT_EQ((staging_store_wavefronts<Deep128, 1>()), 1);
   EXPECT_EQ((staging_store_wavefronts<WideLanesSplit4, 0>()), 1);
   EXPECT_EQ((staging_store_wavefronts<WideLanesSplit4, 1>()), 1);
+  EXPECT_EQ((staging_store_wavefronts<NarrowLanesSplit2, 0>()), 1);
+  // BK = 32: a warp writes 4 rows at 8 vectors of K, and the groups of eight k fall on 4 places
+  // for 8 vectors: two wavefronts (four without the shift)
+  EXPECT_EQ((staging_store_wavefronts<LanesDeep, 0>()), 2);
   EXPECT_EQ((staging_store_wavefronts<Load4, 0>()), 2);
 }
 
@@ -417,6 +426,8 @@ TEST(GemmSimt, LaneLayoutMatchesTheReference) {
   check_block<Lanes>(256, 200, 48, 0.5f);   // 2 x 2 blocks, the last column of them partial
   check_block<LanesSplit2>(100, 70, 84, -1.f);  // split over a cluster of 2
   check_block<WideLanesSplit4>(64, 300, 100, 0.5f);  // 64 x 256 tiles over a cluster of 4, N off the tile
+  check_block<NarrowLanesSplit2>(70, 130, 84, 1.f);   // 64 x 128 tiles over a cluster of 2, M and N off the tile
+  check_block<LanesDeep>(128, 100, 72, 0.f);          // BK = 32: two whole k-tiles and one of 8
 }
 
 TEST(GemmSimt, SplitKOverAClusterMatchesTheReference) {

@@ -79,8 +79,9 @@ struct GemmSimtBlock {
   // [k][m] and [k][n], rows padded by four floats, and each group of eight k after the first
   // shifted by eight floats more. A warp's transposed stores write 16 rows at 2 vectors of K (BK =
   // 8: k and k + 4, 16 banks apart under the padding) or 8 rows at 4 vectors (BK = 16: k, k + 4,
-  // k + 8, k + 12); k + 8 would share k's banks, and the shift moves it to the 8 banks between.
-  // Each row stays 16-byte aligned, and the shift is a compile-time offset of each k.
+  // k + 8, k + 12); k + 8 would share k's banks, and the shift moves it to the 8 banks between
+  // (at BK = 32, 4 rows at 8 vectors, it halves a 4-way conflict to 2). Each row stays 16-byte
+  // aligned, and the shift is a compile-time offset of each k.
   static constexpr int k_group = BK < 8 ? BK : 8;
   static_assert(BK % k_group == 0, "GemmSimtBlock: BK must be 4 or a multiple of 8 (groups of eight k)");
   static constexpr int group_shift = 8;
