@@ -311,17 +311,15 @@ using Wide128 = kernels::GemmSimtBlock<Layout<Shape<_16, _8, _1>>, 128, 128, 8, 
 using Deep128 = kernels::GemmSimtBlock<Layout<Shape<_16, _8, _1>>, 128, 128, 16, float>;
 
 TEST(GemmSimt, StagingStoresOfAWarpAreOneWavefront) {
-  EXPECT_EQ((staging_store_wavefronts<Wide, 0>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<Deep, 0>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<Deep, 1>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<Lanes, 1>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<Tall, 1>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<Small, 0>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<Wide128, 0>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<Deep128, 1>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<WideLanesSplit4, 0>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<WideLanesSplit4, 1>()), 1);
-  EXPECT_EQ((staging_store_wavefronts<NarrowLanesSplit2, 0>()), 1);
+  // 16-byte staging at BK = 8 and 16, each operand of the 256- and 128-thread blocks
+  const std::vector<int> one_each = {
+      staging_store_wavefronts<Wide, 0>(),       staging_store_wavefronts<Deep, 0>(),
+      staging_store_wavefronts<Deep, 1>(),       staging_store_wavefronts<Lanes, 1>(),
+      staging_store_wavefronts<Tall, 1>(),       staging_store_wavefronts<Small, 0>(),
+      staging_store_wavefronts<Wide128, 0>(),    staging_store_wavefronts<Deep128, 1>(),
+      staging_store_wavefronts<WideLanesSplit4, 0>(), staging_store_wavefronts<WideLanesSplit4, 1>(),
+      staging_store_wavefronts<NarrowLanesSplit2, 0>()};
+  EXPECT_EQ(one_each, std::vector<int>(one_each.size(), 1));
   // BK = 32: a warp writes 4 rows at 8 vectors of K, and the groups of eight k fall on 4 places
   // for 8 vectors: two wavefronts (four without the shift)
   EXPECT_EQ((staging_store_wavefronts<LanesDeep, 0>()), 2);
