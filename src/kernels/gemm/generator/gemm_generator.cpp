@@ -424,8 +424,9 @@ int block_threads(const Cell& cell, const MmaInfo& mma) { return mma.threads * c
 int simt_smem_bytes(const Cell& cell, int threads) {
   const int frag = (cell.bm / cell.wm) * (cell.bn / cell.wn);
   const int group_shifts = cell.bk < 8 ? 0 : cell.bk / 8 - 1;
-  const int tile_a = cell.bk * (cell.bm + 4) + 8 * group_shifts, tile_b = cell.bk * (cell.bn + 4) + 8 * group_shifts;
-  return std::max(2 * (tile_a + tile_b) * 4, (cell.split_k - 1) * frag / cell.split_k * threads * 4);
+  auto tile_floats = [&](int rows) { return cell.bk * (rows + 4) + 8 * group_shifts; };
+  return std::max(2 * (tile_floats(cell.bm) + tile_floats(cell.bn)) * 4,
+                  (cell.split_k - 1) * frag / cell.split_k * threads * 4);
 }
 
 // GemmSimtBlock (what it static_asserts, so that no cell fails to compile): fp32 on sm_90a, no
