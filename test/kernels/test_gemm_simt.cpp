@@ -42,6 +42,13 @@ using LanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 3, 2>;
 // the grid's 64x128 split lane tile (4 x 8 outputs a thread) and its lane tile at BK = 32
 using NarrowLanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 64, 128, 16, float, 3, 2>;
 using LanesDeep = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 32, float>;
+// the twenty-sixth session's trial tiles: BK = 32 in both split lane tiles, the 64x128 lane tile
+// over a cluster of 4, and the lanes in the 4-byte split cells
+using NarrowLanesDeepSplit2 = kernels::GemmSimtBlock<Lanes4x8, 64, 128, 32, float, 3, 2>;
+using LanesDeepSplit2 = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 32, float, 3, 2>;
+using NarrowLanesSplit4 = kernels::GemmSimtBlock<Lanes4x8, 64, 128, 16, float, 3, 4>;
+using Load4LanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 2, 2, 32>;
+using Load4NarrowLanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 64, 128, 16, float, 3, 2, 32>;
 // 64 x 256 tiles of 8 x 32 threads (8 x 8 outputs each), lanes 4 x 8, split over a cluster of 4
 using Lanes8x32 = Layout<Shape<Shape<_4, _2>, Shape<_8, _4>, _1>, Stride<Stride<_1, _32>, Stride<_4, _64>, _0>>;
 using WideLanesSplit4 = kernels::GemmSimtBlock<Lanes8x32, 64, 256, 16, float, 3, 4>;
@@ -318,12 +325,14 @@ TEST(GemmSimt, StagingStoresOfAWarpAreOneWavefront) {
       staging_store_wavefronts<Tall, 1>(),       staging_store_wavefronts<Small, 0>(),
       staging_store_wavefronts<Wide128, 0>(),    staging_store_wavefronts<Deep128, 1>(),
       staging_store_wavefronts<WideLanesSplit4, 0>(), staging_store_wavefronts<WideLanesSplit4, 1>(),
-      staging_store_wavefronts<NarrowLanesSplit2, 0>()};
+      staging_store_wavefronts<NarrowLanesSplit2, 0>(), staging_store_wavefronts<NarrowLanesSplit4, 1>()};
   EXPECT_EQ(one_each, std::vector<int>(one_each.size(), 1));
   // BK = 32: a warp writes 4 rows at 8 vectors of K, and the groups of eight k fall on 4 places
   // for 8 vectors: two wavefronts (four without the shift)
   EXPECT_EQ((staging_store_wavefronts<LanesDeep, 0>()), 2);
   EXPECT_EQ((staging_store_wavefronts<Load4, 0>()), 2);
+  EXPECT_EQ((staging_store_wavefronts<NarrowLanesDeepSplit2, 0>()), 2);
+  EXPECT_EQ((staging_store_wavefronts<LanesDeepSplit2, 1>()), 2);
 }
 
 // Every block of the grid with its threads as host threads (one std::barrier standing for
@@ -436,5 +445,14 @@ TEST(GemmSimt, SplitKOverAClusterMatchesTheReference) {
   check_block<Split4>(60, 120, 36, -1.f);   // 3 k-tiles: one block without a share
   check_block<SmallSplit2>(64, 60, 44, 0.f);   // two stages, 6 k-tiles (the last of 4)
   check_block<FlatSplit4>(64, 100, 100, 1.f);  // 4 x 8 outputs a thread: slices of 8 floats
+}
+
+// The trial tiles for M = 48-256 and unaligned K (variants_trial.txt, twenty-sixth session).
+TEST(GemmSimt, TrialSplitLaneTilesMatchTheReference) {
+  check_block<NarrowLanesDeepSplit2>(50, 130, 200, 0.5f);  // BK = 32: 7 k-tiles over 2 (4 and 3), the last of 8
+  check_block<LanesDeepSplit2>(100, 70, 72, 1.f);          // 3 k-tiles: shares of 2 and 1, M and N off the tile
+  check_block<NarrowLanesSplit4>(64, 128, 80, -1.f);       // 5 k-tiles over a cluster of 4
+  check_block<Load4LanesSplit2>(100, 70, 85, 0.f);         // 4-byte loads, K = 85 and odd pitches
+  check_block<Load4NarrowLanesSplit2>(60, 129, 37, 1.f);   // 4-byte loads, 3 k-tiles (the last of 5)
 }
 }  // namespace
