@@ -52,6 +52,14 @@ using Load4NarrowLanesSplit2 = kernels::GemmSimtBlock<Lanes4x8, 64, 128, 16, flo
 // 64 x 256 tiles of 8 x 32 threads (8 x 8 outputs each), lanes 4 x 8, split over a cluster of 4
 using Lanes8x32 = Layout<Shape<Shape<_4, _2>, Shape<_8, _4>, _1>, Stride<Stride<_1, _32>, Stride<_4, _64>, _0>>;
 using WideLanesSplit4 = kernels::GemmSimtBlock<Lanes8x32, 64, 256, 16, float, 3, 4>;
+// the fragments one k-step ahead across the k-tile's barrier (:pf): two and three stages, split
+// over 2 and 4, 4-byte loads
+using LanesPf = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 2, 1, 128, true>;
+using Lanes3Pf = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 3, 1, 128, true>;
+using LanesSplit2Pf = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 3, 2, 128, true>;
+using NarrowLanesSplit4Pf = kernels::GemmSimtBlock<Lanes4x8, 64, 128, 16, float, 3, 4, 128, true>;
+using Load4LanesPf = kernels::GemmSimtBlock<Lanes4x8, 128, 128, 16, float, 2, 1, 32, true>;
+using WidePf = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 8, float, 2, 1, 128, true>;
 // staging by 4-byte loads (simt32)
 using Load4 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 2, 1, 32>;
 using Load4Split2 = kernels::GemmSimtBlock<Layout<Shape<_16, _16, _1>>, 128, 128, 16, float, 3, 2, 32>;
@@ -454,5 +462,19 @@ TEST(GemmSimt, TrialSplitLaneTilesMatchTheReference) {
   check_block<NarrowLanesSplit4>(64, 128, 80, -1.f);       // 5 k-tiles over a cluster of 4
   check_block<Load4LanesSplit2>(100, 70, 85, 0.f);         // 4-byte loads, K = 85 and odd pitches
   check_block<Load4NarrowLanesSplit2>(60, 129, 37, 1.f);   // 4-byte loads, 3 k-tiles (the last of 5)
+}
+
+// The k-loop with the fragments one k-step ahead: every k-tile count from one (the loop's prologue
+// and its last, idle read) to odd and even counts of the unrolled three-stage loop, tails in M, N, K.
+TEST(GemmSimt, PrefetchedFragmentsMatchTheReference) {
+  check_block<LanesPf>(128, 128, 16, 0.f);       // one k-tile
+  check_block<LanesPf>(100, 70, 36, 1.f);        // 3 k-tiles, the last of 4, M and N off the tile
+  check_block<LanesPf>(256, 200, 64, 0.5f);      // 2 x 2 blocks, 4 k-tiles
+  check_block<WidePf>(65, 129, 44, -1.f);        // BK = 8 (8 k-steps a tile), compact warps, 6 k-tiles
+  for (int k : {4, 20, 48, 100}) check_block<Lanes3Pf>(70, 100, k, 0.5f);  // 1, 2, 3 and 7 k-tiles
+  check_block<LanesSplit2Pf>(100, 70, 84, -1.f);  // 6 k-tiles over 2 (3 and 3)
+  check_block<LanesSplit2Pf>(40, 100, 12, 0.f);   // one k-tile: the second block's share is empty
+  check_block<NarrowLanesSplit4Pf>(64, 128, 80, 1.f);  // 5 k-tiles over a cluster of 4
+  check_block<Load4LanesPf>(100, 70, 37, 1.f);    // 4-byte loads, K = 37, odd pitches
 }
 }  // namespace

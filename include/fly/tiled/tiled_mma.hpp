@@ -181,11 +181,10 @@ FLY_HD void gemm_step(TD& d, TA const& a, TB const& b, TC const& c, int m, int n
     MMA_Atom<Op>::call(d(_, m, n), a(_, m, k), b(_, n, k), d(_, m, n));
   }
 }
-}  // namespace detail
 
-// gemm(mma, D, A, B, C): D = A * B^T + C over register fragments (MMA_V, MMA_M, MMA_K) etc.
+// D = A * B^T + C over (MMA_V, MMA_M, MMA_K) fragments, k-outer.
 template <class Op, class W, class P, class TD, class TA, class TB, class TC>
-FLY_HD void gemm(TiledMMA<Op, W, P> const&, TD&& d, TA const& a, TB const& b, TC const& c) {
+FLY_HD void gemm_k_steps(TiledMMA<Op, W, P> const&, TD&& d, TA const& a, TB const& b, TC const& c) {
   constexpr int M = int(decltype(size<1>(a))::value);
   constexpr int N = int(decltype(size<1>(b))::value);
   constexpr int K = int(decltype(size<2>(a))::value);
@@ -194,7 +193,7 @@ FLY_HD void gemm(TiledMMA<Op, W, P> const&, TD&& d, TA const& a, TB const& b, TC
                 "fly::gemm: the C/D fragment is not (MMA_V, MMA_M, MMA_N) of A and B");
   if constexpr (M * N * K <= 256) {
     [&]<int... I>(seq<I...>) {
-      (detail::gemm_step<Op, (I < M * N)>(d, a, b, c, (I / N) % M, I % N, I / (M * N)), ...);
+      (gemm_step<Op, (I < M * N)>(d, a, b, c, (I / N) % M, I % N, I / (M * N)), ...);
     }(make_seq<M * N * K>{});
   } else {
     // Unrolled loops, as CuTe's gemm: every index is a constant once unrolled, so the SASS of the
@@ -208,15 +207,29 @@ FLY_HD void gemm(TiledMMA<Op, W, P> const&, TD&& d, TA const& a, TB const& b, TC
         FLY_UNROLL
         for (int n = 0; n < N; ++n) {
           if (k == 0) {
-            detail::gemm_step<Op, true>(d, a, b, c, m, n, k);
+            gemm_step<Op, true>(d, a, b, c, m, n, k);
           } else {
-            detail::gemm_step<Op, false>(d, a, b, c, m, n, k);
+            gemm_step<Op, false>(d, a, b, c, m, n, k);
           }
         }
       }
     }
   }
 }
+}  // namespace detail
+
+// gemm(mma, D, A, B, C): D = A * B^T + C over register fragments (MMA_V, MMA_M, MMA_K) etc.;
+// fragments of one k-step, (MMA_V, MMA_M) and (MMA_V, MMA_N), are a K of 1 (as CuTe's gemm).
+template <class Op, class W, class P, class TD, class TA, class TB, class TC>
+FLY_HD void gemm(TiledMMA<Op, W, P> const& mma, TD&& d, TA const& a, TB const& b, TC const& c) {
+  if constexpr (decltype(rank(a.layout()))::value == 2) {
+    static_assert(decltype(rank(b.layout()))::value == 2, "fly::gemm: A is one k-step's fragment, B is not");
+    gemm(mma, d, make_tensor(a.data(), append<3>(a.layout())), make_tensor(b.data(), append<3>(b.layout())), c);
+  } else {
+    detail::gemm_k_steps(mma, d, a, b, c);
+  }
+}
+
 // gemm(mma, A, B, C): C += A * B^T
 template <class Op, class W, class P, class TA, class TB, class TC>
 FLY_HD void gemm(TiledMMA<Op, W, P> const& mma, TA const& a, TB const& b, TC&& c) {

@@ -56,10 +56,12 @@ namespace fly::kernels {
 template <int W, int E>
 using RunsOfFour = Layout<Shape<Int<W>, _4, Int<E / (4 * W)>>, Stride<_4, _1, Int<4 * W>>>;
 
-template <class WarpLayout, int BM_, int BN_, int BK_, class TD, int Stages_ = 2, int SplitK_ = 1, int LoadBits_ = 128>
+template <class WarpLayout, int BM_, int BN_, int BK_, class TD, int Stages_ = 2, int SplitK_ = 1, int LoadBits_ = 128,
+          bool PrefetchFrags_ = false>
 struct GemmSimtBlock {
   static constexpr int BM = BM_, BN = BN_, BK = BK_;
   static constexpr int stages = Stages_, split_k = SplitK_;
+  static constexpr bool prefetch_frags = PrefetchFrags_;  // next k-tile's first fragments read under the last k-step
   static constexpr int load_bits = LoadBits_;  // register staging's global loads: 16 or 4 bytes
   static_assert(load_bits == 128 || load_bits == 32, "GemmSimtBlock: the staging loads 16 or 4 bytes at a time");
   static constexpr int reg_stages = stages - 1;  // k-tiles waiting in registers
@@ -189,7 +191,9 @@ struct GemmSimtBlock {
     // while j is multiplied), then k-tile j + 1 is stored from its stage into the buffer that k-tile
     // j - 1 was read from, and a barrier: tile j + 1 stored, and everyone done with tile j before
     // it is overwritten.
-    if constexpr (reg_stages == 1) {
+    if constexpr (prefetch_frags) {
+      run_prefetching(load, store, smem_a, smem_b, acc, thr_mma, k_tiles);
+    } else if constexpr (reg_stages == 1) {
       for (int j = 0; j < k_tiles; ++j) {
         if (j + 1 < k_tiles) load(j + 1, Int<0>{});
         // multiply(j) spelled out: through the lambda nvcc 13 spills 16 bytes at :b2's 128 registers
@@ -221,6 +225,50 @@ struct GemmSimtBlock {
       store_tile<TD, BM, BN>(thr_mma, acc, p, m0, n0, [rank](int i) { return Split::owner(i) == rank; });
     } else {
       store_tile<TD, BM, BN>(thr_mma, acc, p, m0, n0);
+    }
+  }
+
+  // The k-loop with the fragments one k-step ahead (cells `:pf`, as cuBLAS's and CUTLASS's SIMT
+  // mainloops): a k-step's FMAs run on fragments read from shared memory during the step before,
+  // and at a k-tile's last step the next k-tile is stored, the barrier met and its first fragments
+  // read before that step's FMAs, so the FMAs cover the barrier and the shared loads' latency that
+  // the plain loop leaves to the other warps. The same buffers and stages as the plain loop: every
+  // read of a buffer (the last k-step's included) is issued before the barrier after which the
+  // buffer is overwritten.
+  template <class Load, class Store, class SmemA, class SmemB, class AccTensor, class ThrMma>
+  FLY_HD static void run_prefetching(Load& load, Store& store, SmemA& smem_a, SmemB& smem_b, AccTensor& acc,
+                                     ThrMma& thr_mma, int k_tiles) {
+    auto fA = thr_mma.make_fragment_A(thr_mma.partition_A(smem_a(0)));
+    auto fB = thr_mma.make_fragment_B(thr_mma.partition_B(smem_b(0)));
+    constexpr int k_steps = int(decltype(size<2>(fA))::value);
+    auto read_frags = [&](int buf, auto k) {
+      copy(FragAtom{}, thr_mma.partition_A(smem_a(buf))(_, _, k), fA(_, _, k));
+      copy(FragAtom{}, thr_mma.partition_B(smem_b(buf))(_, _, k), fB(_, _, k));
+    };
+    // k-tile j, in buffer buf: k-tile j + reg_stages is loaded into stage `into`, and k-tile j + 1
+    // stored from stage `from` into the other buffer at the last k-step
+    auto tile = [&](int j, int buf, auto into, auto from) {
+      if (j + reg_stages < k_tiles) load(j + reg_stages, into);
+      for_each_index<k_steps>([&](auto k) {
+        if constexpr (int(k) + 1 < k_steps) {
+          read_frags(buf, Int<int(k) + 1>{});
+        } else {
+          if (j + 1 < k_tiles) store(from, buf ^ 1);
+          sync_threads();
+          read_frags(buf ^ 1, Int<0>{});  // after the last k-tile a read of the idle buffer, unused
+        }
+        gemm(Mma{}, acc, fA(_, _, k), fB(_, _, k), acc);
+      });
+    };
+    if (k_tiles > 0) read_frags(0, Int<0>{});
+    if constexpr (reg_stages == 1) {
+      for (int j = 0; j < k_tiles; ++j) tile(j, j % 2, Int<0>{}, Int<0>{});
+    } else {  // unrolled by two, so that the stages are compile-time indices (they stay in registers)
+      for (int j = 0; j < k_tiles; j += 2) {
+        tile(j, 0, Int<0>{}, Int<1>{});
+        if (j + 1 == k_tiles) break;
+        tile(j + 1, 1, Int<1>{}, Int<0>{});
+      }
     }
   }
 

@@ -157,6 +157,7 @@ struct Cell {
   int split_k = 1;                   // :kN, a tile's K split over a cluster of N blocks (the persistent and SIMT blocks)
   int min_blocks = 0;                // :bN, __launch_bounds__'s blocks an SM: a register cap (the cp.async blocks)
   int lanes_m = 0, lanes_n = 0;      // :lAxB, each warp's 32 threads as A x B of the WM x WN (the SIMT block)
+  bool prefetch_frags = false;       // :pf, the SIMT block's fragments one k-step ahead, across the k-tile's barrier
   std::string name() const {
     return "gemm_" + target + "_" + ab + "_" + d + "_" + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
            std::to_string(bk) + "_w" + std::to_string(wm) + "x" + std::to_string(wn) +
@@ -164,13 +165,13 @@ struct Cell {
            "_" + copy + "_s" + std::to_string(stages) + (cluster_m * cluster_n > 1 ? "_c" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) : std::string()) +
            (split_k > 1 ? "_k" + std::to_string(split_k) : std::string()) +
            (min_blocks ? "_b" + std::to_string(min_blocks) : std::string()) +
-           (lanes_m ? "_l" + std::to_string(lanes_m) + "x" + std::to_string(lanes_n) : std::string()) + (tma_store ? (warp_store ? "_stw" : "_st") : "") + (next_batch ? "_nb" : "");
+           (lanes_m ? "_l" + std::to_string(lanes_m) + "x" + std::to_string(lanes_n) : std::string()) + (prefetch_frags ? "_pf" : "") + (tma_store ? (warp_store ? "_stw" : "_st") : "") + (next_batch ? "_nb" : "");
   }
 };
 
-// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:lAxB][:st|:stw][:nb]"; false when malformed.
+// "BMxBNxBK:WMxWN[xWK][:sS][:mM][:cCMxCN][:kN][:bN][:lAxB][:pf][:st|:stw][:nb]"; false when malformed.
 bool parse_tile(const std::string& tile, Cell& cell) {
-  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(?::l(\d+)x(\d+))?(:stw?)?(:nb)?)");
+  const std::regex form(R"((\d+)x(\d+)x(\d+):(\d+)x(\d+)(?:x(\d+))?(?::s(\d+))?(?::m(\d+))?(?::c(\d+)x(\d+))?(?::k(\d+))?(?::b(\d+))?(?::l(\d+)x(\d+))?(:pf)?(:stw?)?(:nb)?)");
   std::smatch m;
   if (!std::regex_match(tile, m, form)) return false;
   cell.bm = std::stoi(m[1]);
@@ -187,9 +188,10 @@ bool parse_tile(const std::string& tile, Cell& cell) {
   cell.min_blocks = m[12].matched ? std::stoi(m[12]) : 0;
   cell.lanes_m = m[13].matched ? std::stoi(m[13]) : 0;
   cell.lanes_n = m[14].matched ? std::stoi(m[14]) : 0;
-  cell.tma_store = m[15].matched;
-  cell.warp_store = m[15].matched && m[15].str() == ":stw";
-  cell.next_batch = m[16].matched;
+  cell.prefetch_frags = m[15].matched;
+  cell.tma_store = m[16].matched;
+  cell.warp_store = m[16].matched && m[16].str() == ":stw";
+  cell.next_batch = m[17].matched;
   // (:k1 would drop out of the name, a second cell of the same name)
   return cell.stages >= 1 && cell.wk >= 1 && cell.cluster_m >= 1 && cell.cluster_n >= 1 &&
          (!m[11].matched || cell.split_k >= 2);
@@ -467,6 +469,8 @@ std::string check(const Cell& cell, const MmaInfo& mma, const CopyInfo& copy, in
            ") is for the cp.async and SIMT blocks (cpasync128, cpasync32, simt128, simt32)";
   if (copy.simt && (cell.target != "sm90a" || cell.ab != "f32"))
     return "copy " + cell.copy + " is the fp32 SIMT block of sm_90a";
+  if (cell.prefetch_frags && !copy.simt)
+    return "the fragment prefetch (:pf) is the SIMT block's loop (simt128, simt32)";
   if (cell.lanes_m && !copy.simt) return "the warp's lane layout (:l" + std::to_string(cell.lanes_m) + "x" +
                                          std::to_string(cell.lanes_n) + ") is the SIMT block's (simt128, simt32)";
   const int threads = block_threads(cell, mma);
@@ -567,7 +571,9 @@ void write_tu(const std::string& path, const Cell& cell, const MmaInfo& mma, con
       << ", " << kDtypeCpp.at(cell.d) << (copy.bits != 128 ? ", " + std::to_string(copy.bits) : std::string()) << ">;\n";
   } else if (copy.simt) {
     f << "using Block = fly::kernels::GemmSimtBlock<" << warps << ", " << tile << ", " << kDtypeCpp.at(cell.d) << ", "
-      << cell.stages << ", " << cell.split_k << (copy.bits == 32 ? ", 32" : "") << ">;\n"
+      << cell.stages << ", " << cell.split_k
+      << (copy.bits == 32 || cell.prefetch_frags ? ", " + std::to_string(copy.bits) : std::string())
+      << (cell.prefetch_frags ? ", true" : "") << ">;\n"
       << "static_assert(Block::smem_bytes == " << simt_smem_bytes(cell, block_threads(cell, mma))
       << ", \"the generator's shared-memory check (simt_smem_bytes) and GemmSimtBlock disagree\");\n";
   } else {
