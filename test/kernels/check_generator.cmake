@@ -111,7 +111,11 @@ set(expect
   "reject gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_l4x4: :l4x4: a warp's 32 threads as A x B .A B = 32. of the 16x16 threads"
   "reject gemm_sm90a_f32_f32_64x64x16_w8x8_simt128_s2_l16x2: :l16x2: a warp's 32 threads as A x B .A B = 32. of the 8x8 threads"
   "reject gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s4_l4x8: the warp's lane layout .:l4x8. is the SIMT block's"
-  "registry [^\n]* 29\n")
+  "file sm90a [^\n]*/gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2_l4x8_pf.cu"
+  "file sm90a [^\n]*/gemm_sm90a_f32_f32_64x128x16_w16x16_simt128_s3_k2_l4x8_pf.cu"
+  "file sm90a [^\n]*/gemm_sm90a_f32_f32_128x128x16_w16x16_simt32_s3_k2_pf.cu"
+  "reject gemm_sm90a_f32_f32_64x64x32_w8x8x2_cpasync128_s4_pf: the fragment prefetch .:pf. is the SIMT block's loop"
+  "registry [^\n]* 32\n")
 fly_check_generator_output("${out}" ${expect})
 
 # What a cell's spelling must change in its translation unit (a name alone would pass the checks
@@ -154,6 +158,10 @@ fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt32_s3_k2
 # :l4x8: lanes 0-3 down M (stride 1), 8 of them across N (stride 4), the warps 32 apart: 4 down M, 2 across N
 fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt128_s2_b2_l4x8
   "GemmSimtBlock<fly::Layout<fly::Shape<fly::Shape<fly::Int<4>, fly::Int<4>>, fly::Shape<fly::Int<8>, fly::Int<2>>, fly::Int<1>>, fly::Stride<fly::Stride<fly::Int<1>, fly::Int<32>>, fly::Stride<fly::Int<4>, fly::Int<128>>, fly::Int<0>>>, 128, 128, 16, float, 2, 1>")
+# :pf: the load width, then the prefetch, after the stages and split
+fly_expect_in_unit(gemm_sm90a_f32_f32_128x128x16_w16x16_simt32_s3_k2_pf
+  "GemmSimtBlock<fly::Layout<fly::Shape<fly::Int<16>, fly::Int<16>, fly::Int<1>>>, 128, 128, 16, float, 3, 2, 32, true>")
+fly_expect_in_unit(gemm_sm90a_f32_f32_64x128x16_w16x16_simt128_s3_k2_l4x8_pf ", 64, 128, 16, float, 3, 2, 128, true>")
 fly_expect_in_unit(gemm_sm90a_f32_f32_16x32x64_w1x32x8_cpasync32_s4
   "GemmCpAsyncBlock<fly::SM90_FMA_F32, fly::Layout<fly::Shape<fly::Int<1>, fly::Int<32>, fly::Int<8>>>, 16, 32, 64, 4, float, 32>")
 fly_expect_in_unit(gemm_sm90a_e4m3fn_bf16_128x128x128_w8x1_tmaws_s6_k2
