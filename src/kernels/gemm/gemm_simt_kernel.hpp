@@ -27,6 +27,11 @@
 // A variant fed by 4-byte cp.async straight into shared memory was tried and dropped: slower than
 // `simt32` at every fp32 tuning shape (docs/gemm-log.md, "Twenty-third session").
 //
+// PrefetchFrags (cells `:pf`): the k-loop reads each k-step's fragments during the step before and
+// meets the k-tile's barrier before the last k-step's FMAs (run_prefetching), as cuBLAS's sgemm
+// loop does: 2-5% for a block alone on its SM, nothing where a second block covers the barrier
+// (docs/gemm-log.md, "Twenty-seventh session").
+//
 // SplitK (2 or 4): the blocks of a cluster of SplitK (consecutive blockIdx.x) share one tile,
 // each multiplying an even share of its k-tiles (gemm_split_k.hpp); then each stores the slices
 // of its accumulators that the others finish into their shared memory, and finishes its own slice
@@ -255,7 +260,9 @@ struct GemmSimtBlock {
         } else {
           if (j + 1 < k_tiles) store(from, buf ^ 1);
           sync_threads();
-          read_frags(buf ^ 1, Int<0>{});  // after the last k-tile a read of the idle buffer, unused
+          // after the last k-tile a read of the idle buffer, unused: a branch around it cost :b2's
+          // 128-register cells a 16-byte spill
+          read_frags(buf ^ 1, Int<0>{});
         }
         gemm(Mma{}, acc, fA(_, _, k), fB(_, _, k), acc);
       });
