@@ -447,8 +447,10 @@ std::string check_simt(const Cell& cell, const CopyInfo& copy, int threads, int&
     return ":k" + std::to_string(cell.split_k) + ": the SIMT block splits a tile's K over a cluster of 2 or 4 blocks";
   if (cell.bk % 4 != 0)
     return "BK=" + std::to_string(cell.bk) + " is not a whole number of 16-byte vectors";
-  if (cell.bk > 8 && cell.bk % 8 != 0)
-    return "BK=" + std::to_string(cell.bk) + ": the SIMT block's shared tile shifts whole groups of eight k (BK 4 or a multiple of 8)";
+  // BK = 4 (one vector a row) passed the checks above but computed wrong results on host threads
+  // (64x64x4:8x8:s2, twenty-seventh session; docs/gemm-log.md): no grid cell had it, so it is refused
+  if (cell.bk % 8 != 0)
+    return "BK=" + std::to_string(cell.bk) + ": the SIMT block's shared tile shifts whole groups of eight k (BK a multiple of 8)";
   if (auto why = staging_rejection(cell, threads, cell.bk / (copy.bits / 32), 1); !why.empty()) return why;
   if (cell.lanes_m && (cell.lanes_m * cell.lanes_n != 32 || cell.wm % cell.lanes_m != 0 || cell.wn % cell.lanes_n != 0))
     return ":l" + std::to_string(cell.lanes_m) + "x" + std::to_string(cell.lanes_n) +
